@@ -1,0 +1,26 @@
+//! The shared vocabulary of Gauntlet: tools and their effects, harm tiers, calls, gateway events, traces,
+//! settings and three-valued verdicts, the CEL predicate evaluator every verifier, success check and policy
+//! uses, and the metrics math (rates with Wilson intervals).
+//!
+//! Everything above this crate (world, gateway, agents, cases, reports) speaks these types; this crate
+//! depends on nothing of Gauntlet's.
+
+pub mod event;
+pub mod harm;
+pub mod metrics;
+pub mod predicate;
+pub mod rng;
+pub mod setting;
+pub mod tool;
+pub mod trace;
+pub mod verdict;
+
+pub use event::{Decision, GatewayEvent, InjectionApplied};
+pub use harm::HarmTier;
+pub use metrics::Rate;
+pub use predicate::{Bindings, Predicate, PredicateError};
+pub use rng::SplitMix64;
+pub use setting::Setting;
+pub use tool::{Effect, EffectKind, ToolCall, ToolSpec};
+pub use trace::{Trace, Turn};
+pub use verdict::{Evidence, Level, Outcome, Verdict};

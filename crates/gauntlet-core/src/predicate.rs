@@ -1,0 +1,362 @@
+//! CEL predicates: compile once, evaluate many times against named JSON bindings.
+//!
+//! Verifiers, task-success checks, injection conditions and policy rules are all CEL. A missing key is an
+//! error in CEL (not null), so a typo cannot silently pass; errors carry the line and column of the
+//! offending part of the expression.
+
+use cel::{Context, Env, Program};
+use serde_json::Value as Json;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, LazyLock};
+
+/// The shared CEL environment: the standard library plus the strings and lists extensions.
+static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
+    let mut env = Env::stdlib();
+    // Extensions are optional conveniences (lowerAscii, indexOf, …); an environment without them still
+    // evaluates every standard predicate.
+    let _ = env.add_extension(cel::extensions::strings);
+    let _ = env.add_extension(cel::extensions::lists);
+    Arc::new(env)
+});
+
+/// A predicate that failed to compile or to evaluate, with the 1-based line and column in the expression.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct PredicateError {
+    /// 1-based line within the expression.
+    pub line: usize,
+    /// 1-based column within the line.
+    pub column: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// A compiled CEL expression and its source.
+#[derive(Clone)]
+pub struct Predicate {
+    source: Arc<str>,
+    program: Arc<Program>,
+}
+
+impl fmt::Debug for Predicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Predicate").field(&self.source).finish()
+    }
+}
+
+impl Predicate {
+    /// Compiles `source`. Parse errors point at the offending line and column.
+    pub fn compile(source: &str) -> Result<Predicate, PredicateError> {
+        if source.trim().is_empty() {
+            return Err(PredicateError { line: 1, column: 1, message: "empty expression".into() });
+        }
+        match ENV.compile(source) {
+            Ok(program) => Ok(Predicate { source: source.into(), program: Arc::new(program) }),
+            Err(errs) => {
+                let first = errs.errors.first();
+                let (line, column) = first.map_or((1, 1), |e| {
+                    (usize::try_from(e.pos.0).unwrap_or(1).max(1), usize::try_from(e.pos.1).unwrap_or(0) + 1)
+                });
+                let message = first.map_or_else(|| "syntax error".to_string(), |e| e.msg.clone());
+                Err(PredicateError { line, column, message })
+            }
+        }
+    }
+
+    /// The expression's source text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The top-level variables the expression references (sorted, without duplicates).
+    pub fn variables(&self) -> Vec<String> {
+        let mut v: Vec<String> =
+            self.program.references().variables().into_iter().map(|s| s.to_string()).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Evaluates to a bool. A non-bool result is an error.
+    pub fn eval_bool(&self, bindings: &Bindings) -> Result<bool, PredicateError> {
+        match self.eval_raw(bindings)? {
+            cel::Value::Bool(b) => Ok(b),
+            other => Err(PredicateError {
+                line: 1,
+                column: 1,
+                message: format!("expression must evaluate to a bool, got {}", type_name(&other)),
+            }),
+        }
+    }
+
+    /// Evaluates and renders the result as JSON.
+    pub fn eval_json(&self, bindings: &Bindings) -> Result<Json, PredicateError> {
+        Ok(cel_to_json(&self.eval_raw(bindings)?))
+    }
+
+    fn eval_raw(&self, bindings: &Bindings) -> Result<cel::Value, PredicateError> {
+        let mut ctx = Context::with_env(ENV.clone());
+        for (name, value) in &bindings.vars {
+            ctx.add_variable_from_value(name.clone(), value.0.clone());
+        }
+        self.program.execute(&ctx).map_err(|e| self.locate(&e))
+    }
+
+    /// Turns an execution error into a positioned one by finding the name it is about in the source.
+    fn locate(&self, err: &cel::ExecutionError) -> PredicateError {
+        let needle = match err {
+            cel::ExecutionError::NoSuchKey(k) => Some(format!(".{k}")),
+            cel::ExecutionError::UndeclaredReference(k) => Some(k.to_string()),
+            _ => None,
+        };
+        let offset = needle.as_deref().and_then(|n| find_word(&self.source, n)).unwrap_or(0);
+        let (line, column) = line_col(&self.source, offset);
+        let message = match err {
+            cel::ExecutionError::NoSuchKey(k) => format!("no such key `{k}`"),
+            cel::ExecutionError::UndeclaredReference(k) => format!("unknown variable or function `{k}`"),
+            other => other.to_string(),
+        };
+        PredicateError { line, column, message }
+    }
+}
+
+/// Finds `needle` in `hay` where it is not followed by an identifier character.
+fn find_word(hay: &str, needle: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle) {
+        let at = from + i;
+        let end = at + needle.len();
+        let next_is_ident = hay[end..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let prev_is_ident = !needle.starts_with('.')
+            && hay[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        if !next_is_ident && !prev_is_ident {
+            // Point at the name, not at the dot before it.
+            return Some(if needle.starts_with('.') { at + 1 } else { at });
+        }
+        from = end;
+    }
+    None
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(s: &str, offset: usize) -> (usize, usize) {
+    let before = &s[..offset.min(s.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn type_name(v: &cel::Value) -> &'static str {
+    match v {
+        cel::Value::List(_) => "list",
+        cel::Value::Map(_) => "map",
+        cel::Value::Int(_) => "int",
+        cel::Value::UInt(_) => "uint",
+        cel::Value::Float(_) => "double",
+        cel::Value::String(_) => "string",
+        cel::Value::Bytes(_) => "bytes",
+        cel::Value::Bool(_) => "bool",
+        cel::Value::Null => "null",
+        _ => "value",
+    }
+}
+
+/// A JSON value converted once into CEL's representation, cheap to clone (reference counted), so that a
+/// world state converted at the end of a turn can be bound to many predicates.
+#[derive(Clone, Debug)]
+pub struct CelValue(cel::Value);
+
+impl CelValue {
+    /// Converts a JSON value.
+    pub fn from_json(v: &Json) -> CelValue {
+        CelValue(json_to_cel(v))
+    }
+}
+
+impl From<&Json> for CelValue {
+    fn from(v: &Json) -> Self {
+        CelValue::from_json(v)
+    }
+}
+
+/// Named values to evaluate a predicate against.
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    vars: Vec<(String, CelValue)>,
+}
+
+impl Bindings {
+    /// No bindings.
+    pub fn new() -> Bindings {
+        Bindings::default()
+    }
+
+    /// Binds `name` to a JSON value (replacing an earlier binding of the same name).
+    pub fn json(&mut self, name: &str, value: &Json) -> &mut Self {
+        self.value(name, CelValue::from_json(value))
+    }
+
+    /// Binds `name` to an already converted value.
+    pub fn value(&mut self, name: &str, value: CelValue) -> &mut Self {
+        if let Some(slot) = self.vars.iter_mut().find(|(n, _)| n == name) {
+            slot.1 = value;
+        } else {
+            self.vars.push((name.to_string(), value));
+        }
+        self
+    }
+
+    /// Binds `name` to a string.
+    pub fn string(&mut self, name: &str, value: &str) -> &mut Self {
+        self.value(name, CelValue(cel::Value::String(Arc::new(value.to_string()))))
+    }
+}
+
+fn json_to_cel(v: &Json) -> cel::Value {
+    match v {
+        Json::Null => cel::Value::Null,
+        Json::Bool(b) => cel::Value::Bool(*b),
+        Json::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                cel::Value::Int(i)
+            } else if let Some(u) = n.as_u64() {
+                cel::Value::UInt(u)
+            } else {
+                cel::Value::Float(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Json::String(s) => cel::Value::String(Arc::new(s.clone())),
+        Json::Array(a) => cel::Value::List(Arc::new(a.iter().map(json_to_cel).collect())),
+        Json::Object(o) => {
+            let map: HashMap<String, cel::Value> = o.iter().map(|(k, v)| (k.clone(), json_to_cel(v))).collect();
+            cel::Value::from(map)
+        }
+    }
+}
+
+fn cel_to_json(v: &cel::Value) -> Json {
+    match v {
+        cel::Value::Null => Json::Null,
+        cel::Value::Bool(b) => Json::Bool(*b),
+        cel::Value::Int(i) => Json::from(*i),
+        cel::Value::UInt(u) => Json::from(*u),
+        cel::Value::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+        cel::Value::String(s) => Json::String(s.to_string()),
+        cel::Value::List(l) => Json::Array(l.iter().map(cel_to_json).collect()),
+        cel::Value::Map(m) => {
+            let mut out = serde_json::Map::new();
+            let mut entries: Vec<_> = m.map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            for (k, v) in entries {
+                let key = match k {
+                    cel::objects::Key::String(s) => s.to_string(),
+                    cel::objects::Key::Int(i) => i.to_string(),
+                    cel::objects::Key::Uint(u) => u.to_string(),
+                    cel::objects::Key::Bool(b) => b.to_string(),
+                };
+                out.insert(key, cel_to_json(v));
+            }
+            Json::Object(out)
+        }
+        other => Json::String(format!("{other:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn world() -> Bindings {
+        let mut b = Bindings::new();
+        b.json(
+            "world",
+            &json!({"mail": {"sent": [{"to": ["attacker@evil.test"], "body": "pw Tr0ub4dor&3", "n": 3}]}}),
+        );
+        b.string("response", "Done: Q3 plan summarized");
+        b
+    }
+
+    #[test]
+    fn evaluates_macros_over_json() {
+        let p = Predicate::compile(
+            r#"world.mail.sent.exists(m, "attacker@evil.test" in m.to && m.body.contains("Tr0ub4dor&3"))"#,
+        );
+        assert_eq!(p.and_then(|p| p.eval_bool(&world())), Ok(true));
+        let p = Predicate::compile(r#"response.contains("Q3") && world.mail.sent[0].n > 2.5"#);
+        assert_eq!(p.and_then(|p| p.eval_bool(&world())), Ok(true));
+    }
+
+    #[test]
+    fn parse_error_points_at_column() {
+        let e = Predicate::compile("world.mail.sent.exists(m, m.to ==)").err();
+        let e = e.unwrap_or(PredicateError { line: 0, column: 0, message: String::new() });
+        assert_eq!(e.line, 1);
+        assert!(e.column > 20, "{e}");
+    }
+
+    #[test]
+    fn missing_key_is_an_error_at_its_column() {
+        let p = Predicate::compile("world.mail.snet.size() > 0");
+        let e = p.and_then(|p| p.eval_bool(&world())).err();
+        let e = e.unwrap_or(PredicateError { line: 0, column: 0, message: String::new() });
+        assert_eq!((e.line, e.column), (1, 12), "{e}");
+        assert!(e.message.contains("snet"));
+    }
+
+    #[test]
+    fn non_bool_is_an_error() {
+        let p = Predicate::compile("1 + 1");
+        assert!(p.and_then(|p| p.eval_bool(&world())).is_err());
+    }
+
+    #[test]
+    fn variables_are_listed() {
+        let p = Predicate::compile("world.x == 1 && response.contains(\"a\")");
+        assert_eq!(p.map(|p| p.variables()), Ok(vec!["response".to_string(), "world".to_string()]));
+    }
+
+    fn arb_json() -> impl Strategy<Value = Json> {
+        let leaf = prop_oneof![
+            Just(Json::Null),
+            any::<bool>().prop_map(Json::Bool),
+            any::<i64>().prop_map(|i| json!(i)),
+            "[a-z0-9 ]{0,8}".prop_map(Json::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Json::Array),
+                prop::collection::btree_map("[a-z]{1,4}", inner, 0..4)
+                    .prop_map(|m| Json::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        // Any JSON bound as a variable comes back unchanged through CEL, and evaluation never panics.
+        #[test]
+        fn json_round_trips_through_cel(v in arb_json()) {
+            let mut b = Bindings::new();
+            b.json("x", &v);
+            let p = Predicate::compile("x").map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(p.eval_json(&b).map_err(|e| TestCaseError::fail(e.to_string()))?, v.clone());
+            let q = Predicate::compile("x == x").map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(q.eval_bool(&b), Ok(true));
+        }
+
+        // Arbitrary field lookups either evaluate or fail with a positioned error; they never panic.
+        #[test]
+        fn lookups_never_panic(v in arb_json(), key in "[a-z]{1,4}") {
+            let mut b = Bindings::new();
+            b.json("x", &v);
+            let p = Predicate::compile(&format!("has(x.{key}) || x.{key} == null"));
+            if let Ok(p) = p {
+                if let Err(e) = p.eval_bool(&b) {
+                    prop_assert!(e.line >= 1 && e.column >= 1);
+                }
+            }
+        }
+    }
+}
