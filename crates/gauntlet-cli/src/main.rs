@@ -1,1 +1,3 @@
-fn main() {}
+fn main() {
+    print!("{}", gauntlet_world::reference_markdown());
+}

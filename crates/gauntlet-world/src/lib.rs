@@ -1,1 +1,207 @@
-//! placeholder
+//! The simulated world: an in-process, deterministic model of the services agents act on (mail, calendar,
+//! drive, repo, bank, chat, web, shell).
+//!
+//! Each service owns typed state, exposes tools with JSON-Schema parameters (validated on every call, with
+//! service-realistic errors that become the tool result the agent sees), offers setup operations that build
+//! a case's initial state, and renders its state as JSON for predicates. The world has a deterministic clock
+//! and id scheme, is `Clone` (snapshot = clone, restore = replace) and never touches the host.
+
+mod bank;
+mod calendar;
+mod catalog;
+mod clock;
+mod drive;
+mod mail;
+mod reference;
+mod repo;
+mod shell;
+mod chat;
+mod web;
+
+pub use catalog::{SetupSpec, check_setup_args, check_tool_args, setup_specs, tool_spec, tool_specs};
+pub use clock::Clock;
+pub use reference::markdown as reference_markdown;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Why a tool call failed. The `Display` text is what the agent receives as the tool result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// No tool of that name exists.
+    #[error("unknown tool `{0}`")]
+    UnknownTool(String),
+    /// The arguments do not match the tool's schema.
+    #[error("invalid arguments for {tool}: {message}")]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// Every schema violation, `; `-separated, each with its JSON pointer.
+        message: String,
+    },
+    /// The service refused the call, as the real service would (unknown id, insufficient funds, …).
+    #[error("{0}")]
+    Service(String),
+}
+
+/// Why a setup operation failed (a broken case, reported to the case author).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// No setup operation of that name exists.
+    #[error("unknown setup operation `{0}`")]
+    UnknownOp(String),
+    /// The operation's arguments do not match its schema.
+    #[error("invalid arguments for setup operation {op}: {message}")]
+    InvalidArguments {
+        /// The operation.
+        op: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The operation conflicts with the state built so far (duplicate id, unknown reference, …).
+    #[error("setup operation {op}: {message}")]
+    Conflict {
+        /// The operation.
+        op: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A service error message (internal shorthand).
+pub(crate) type Fail = String;
+
+/// The whole simulated world.
+#[derive(Debug, Clone, Serialize)]
+pub struct World {
+    #[serde(skip)]
+    clock: Clock,
+    mail: mail::Mail,
+    calendar: calendar::Calendar,
+    drive: drive::Drive,
+    repo: repo::Repos,
+    bank: bank::Bank,
+    chat: chat::Chat,
+    web: web::Web,
+    shell: shell::Shell,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+impl World {
+    /// An empty world at the start of the deterministic clock.
+    pub fn new() -> World {
+        World {
+            clock: Clock::default(),
+            mail: mail::Mail::default(),
+            calendar: calendar::Calendar::default(),
+            drive: drive::Drive::default(),
+            repo: repo::Repos::default(),
+            bank: bank::Bank::default(),
+            chat: chat::Chat::default(),
+            web: web::Web::default(),
+            shell: shell::Shell::default(),
+        }
+    }
+
+    /// The world's clock.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Executes a tool call. Arguments are validated against the tool's schema first; the error's text is
+    /// the tool result the agent sees.
+    pub fn call(&mut self, tool: &str, args: &Value) -> Result<Value, ToolError> {
+        let entry = catalog::tool_entry(tool).ok_or_else(|| ToolError::UnknownTool(tool.to_string()))?;
+        if let Some(message) = entry.check(args) {
+            return Err(ToolError::InvalidArguments { tool: tool.to_string(), message });
+        }
+        let (service, name) = tool.split_once('.').unwrap_or((tool, ""));
+        let clock = &mut self.clock;
+        let result = match service {
+            "mail" => self.mail.call(clock, name, args),
+            "calendar" => self.calendar.call(clock, name, args),
+            "drive" => self.drive.call(clock, name, args),
+            "repo" => self.repo.call(clock, name, args),
+            "bank" => self.bank.call(clock, name, args),
+            "chat" => self.chat.call(clock, name, args),
+            "web" => self.web.call(clock, name, args),
+            "shell" => self.shell.call(clock, name, args),
+            _ => return Err(ToolError::UnknownTool(tool.to_string())),
+        };
+        if entry.spec.effect.kind == gauntlet_core::EffectKind::Write {
+            self.clock.tick();
+        }
+        result.map_err(ToolError::Service)
+    }
+
+    /// Applies one setup operation (`mail.deliver`, `bank.account`, …) while building a case's initial state.
+    pub fn setup(&mut self, op: &str, args: &Value) -> Result<(), SetupError> {
+        let entry = catalog::setup_entry(op).ok_or_else(|| SetupError::UnknownOp(op.to_string()))?;
+        if let Some(message) = entry.check(args) {
+            return Err(SetupError::InvalidArguments { op: op.to_string(), message });
+        }
+        let (service, name) = op.split_once('.').unwrap_or((op, ""));
+        let clock = &mut self.clock;
+        let result = match service {
+            "world" => clock.setup(name, args),
+            "mail" => self.mail.setup(clock, name, args),
+            "calendar" => self.calendar.setup(clock, name, args),
+            "drive" => self.drive.setup(clock, name, args),
+            "repo" => self.repo.setup(clock, name, args),
+            "bank" => self.bank.setup(clock, name, args),
+            "chat" => self.chat.setup(clock, name, args),
+            "web" => self.web.setup(clock, name, args),
+            "shell" => self.shell.setup(clock, name, args),
+            _ => return Err(SetupError::UnknownOp(op.to_string())),
+        };
+        result.map_err(|message| SetupError::Conflict { op: op.to_string(), message })
+    }
+
+    /// The whole state as JSON: every field of every service, empty lists rather than absent keys, plus
+    /// `now` (the logical clock).
+    pub fn state(&self) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(m) = &mut v {
+            m.insert("now".into(), Value::String(self.clock.now()));
+        }
+        v
+    }
+}
+
+/// Parses schema-validated arguments into a typed struct. Validation has already run, so a failure here
+/// means the schema and the struct disagree; it is still reported, never panicked on.
+pub(crate) fn parse<T: DeserializeOwned>(args: &Value) -> Result<T, Fail> {
+    T::deserialize(args).map_err(|e| format!("invalid arguments: {e}"))
+}
+
+/// Renders a typed value as JSON (for tool results).
+pub(crate) fn json<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// Case-insensitive "contains every word of the query" match used by search tools.
+pub(crate) fn matches_query(query: &str, fields: &[&str]) -> bool {
+    let hay: String = fields.iter().map(|f| f.to_lowercase()).collect::<Vec<_>>().join(" \u{1}");
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    !words.is_empty() && words.iter().all(|w| hay.contains(w.as_str()))
+}
+
+/// Whether `s` looks like an email address (`local@domain.tld`).
+pub(crate) fn is_email(s: &str) -> bool {
+    match s.split_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.')
+                && !s.contains(char::is_whitespace)
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;
