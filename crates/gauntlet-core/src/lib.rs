@@ -9,6 +9,7 @@ pub mod event;
 pub mod harm;
 pub mod metrics;
 pub mod predicate;
+pub mod refusal;
 pub mod rng;
 pub mod setting;
 pub mod tool;

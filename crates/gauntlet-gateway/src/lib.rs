@@ -1,1 +1,173 @@
-//! placeholder
+//! The tool gateway: every tool call of every job passes through [`Gateway::call`], which asks the defense,
+//! executes on the world, applies the injection rules in force and logs a [`GatewayEvent`] keeping both the
+//! raw result (ground truth) and the observed result (what the agent saw).
+
+pub mod injection;
+
+pub use injection::{InjectionError, InjectionMode, InjectionRule};
+
+use gauntlet_core::{Decision, GatewayEvent, InjectionApplied, ToolCall, ToolSpec};
+use gauntlet_defense::Policy;
+use gauntlet_world::World;
+use serde_json::{Value, json};
+
+/// The in-process gateway for one episode: the world, the defense's policy, the injection rules and the log.
+pub struct Gateway {
+    world: World,
+    policy: Box<dyn Policy>,
+    rules: Vec<InjectionRule>,
+    fired: Vec<u32>,
+    log: Vec<GatewayEvent>,
+    turn: u32,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway").field("rules", &self.rules.len()).field("events", &self.log.len()).finish()
+    }
+}
+
+impl Gateway {
+    /// A gateway over `world`, consulting `policy` and applying `rules` (empty for untouched results).
+    pub fn new(world: World, policy: Box<dyn Policy>, rules: Vec<InjectionRule>) -> Gateway {
+        let fired = vec![0; rules.len()];
+        Gateway { world, policy, rules, fired, log: Vec::new(), turn: 0 }
+    }
+
+    /// The tools the agent can call.
+    pub fn tools(&self) -> &'static [ToolSpec] {
+        gauntlet_world::tool_specs()
+    }
+
+    /// Starts user turn `turn` (events are tagged with it).
+    pub fn begin_turn(&mut self, turn: u32) {
+        self.turn = turn;
+    }
+
+    /// The world as it is now.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Every event so far.
+    pub fn events(&self) -> &[GatewayEvent] {
+        &self.log
+    }
+
+    /// Takes the world and the log.
+    pub fn into_parts(self) -> (World, Vec<GatewayEvent>) {
+        (self.world, self.log)
+    }
+
+    /// Mediates one call: defense, execution, injection, log. Returns the logged event; its `observed`
+    /// field (or `error`) is what the agent must be shown.
+    pub fn call(&mut self, tool: &str, args: Value) -> &GatewayEvent {
+        let seq = self.log.len() as u64 + 1;
+        let call = ToolCall { id: format!("call-{seq}"), tool: tool.to_string(), args };
+        let decision = self.policy.decide(&call, &self.log);
+        let (raw, observed, injection, error) = match &decision {
+            Decision::Deny { reason } => {
+                let msg = format!("denied by policy: {reason}");
+                (Value::Null, json!({"error": msg}), None, Some(msg))
+            }
+            Decision::Allow => match self.world.call(tool, &call.args) {
+                Ok(raw) => {
+                    let (observed, injection) = self.inject(&call, &raw);
+                    (raw, observed, injection, None)
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    (json!({"error": msg}), json!({"error": msg}), None, Some(msg))
+                }
+            },
+        };
+        self.log.push(GatewayEvent {
+            seq,
+            turn: self.turn,
+            call,
+            decision,
+            raw,
+            observed,
+            injection,
+            error,
+            at: self.world.clock().now(),
+        });
+        // The event was just pushed.
+        &self.log[self.log.len() - 1]
+    }
+
+    /// Applies the first matching rule that still has uses left.
+    fn inject(&mut self, call: &ToolCall, raw: &Value) -> (Value, Option<InjectionApplied>) {
+        for (i, rule) in self.rules.iter().enumerate() {
+            if rule.uses.is_some_and(|u| self.fired[i] >= u) || !rule.matches(call, raw) {
+                continue;
+            }
+            self.fired[i] += 1;
+            let observed = rule.apply(raw);
+            return (observed, Some(InjectionApplied { rule: i, mode: rule.mode.as_str().to_string() }));
+        }
+        (raw.clone(), None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_defense::{Defense, TaskContext};
+
+    struct DenySends;
+    impl Policy for DenySends {
+        fn decide(&self, call: &ToolCall, _h: &[GatewayEvent]) -> Decision {
+            if call.tool == "mail.send" {
+                Decision::Deny { reason: "no sending".into() }
+            } else {
+                Decision::Allow
+            }
+        }
+    }
+
+    fn world() -> World {
+        let mut w = World::new();
+        let r = w.setup("mail.deliver", &json!({"id": "m1", "from": "a@b.test", "subject": "hi", "body": "hello"}));
+        assert!(r.is_ok(), "{r:?}");
+        w
+    }
+
+    #[test]
+    fn logs_raw_and_observed_with_injection() {
+        let rule = InjectionRule::new("mail.read", Some(r#"args.id == "m1""#), InjectionMode::Append, "EVIL", None, Some(1));
+        let rule = rule.unwrap_or_else(|e| panic!("{e}"));
+        let policy = gauntlet_defense::AllowAll.prepare(&TaskContext { case_id: "t", prompt: "", solution: &[], tools: &[] });
+        let mut gw = Gateway::new(world(), policy.unwrap_or_else(|e| panic!("{e}")), vec![rule]);
+        gw.begin_turn(1);
+        let e = gw.call("mail.read", json!({"id": "m1"})).clone();
+        assert_eq!(e.raw["body"], "hello");
+        assert!(e.observed.as_str().is_some_and(|s| s.ends_with("EVIL") && s.contains("hello")));
+        assert_eq!(e.injection.as_ref().map(|i| i.rule), Some(0));
+        // The rule had one use.
+        let e2 = gw.call("mail.read", json!({"id": "m1"})).clone();
+        assert!(e2.injection.is_none());
+        assert_eq!(e2.observed, e2.raw);
+        assert_eq!((e.seq, e2.seq, e2.turn), (1, 2, 1));
+    }
+
+    #[test]
+    fn denied_calls_do_not_execute() {
+        let mut gw = Gateway::new(world(), Box::new(DenySends), vec![]);
+        let e = gw.call("mail.send", json!({"to": ["x@y.test"], "subject": "s", "body": "b"})).clone();
+        assert!(!e.decision.allowed());
+        assert_eq!(e.raw, Value::Null);
+        assert!(e.error.as_deref().is_some_and(|m| m.contains("no sending")));
+        assert_eq!(gw.world().state()["mail"]["sent"], json!([]));
+    }
+
+    #[test]
+    fn tool_errors_are_results() {
+        let mut gw = Gateway::new(world(), gauntlet_defense::allow_all_policy(), vec![]);
+        let e = gw.call("mail.read", json!({"id": "nope"})).clone();
+        assert!(e.error.as_deref().is_some_and(|m| m.contains("not found")));
+        assert!(e.decision.allowed());
+        let e = gw.call("mail.teleport", json!({})).clone();
+        assert!(e.error.as_deref().is_some_and(|m| m.contains("unknown tool")));
+    }
+}
