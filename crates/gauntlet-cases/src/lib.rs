@@ -1,1 +1,23 @@
-//! placeholder
+//! Safety cases: the YAML case format and its checker (`cases lint`), the taxonomy, suites (the built-in
+//! one is embedded in the binary), self-tests with the reference agents, and the run job that plays
+//! episodes over case × setting × target × repetition and folds them into metrics.
+
+pub mod case;
+pub mod diagnostic;
+pub mod episode;
+pub mod run;
+pub mod selftest;
+pub mod suite;
+pub mod taxonomy;
+
+/// The embedded built-in suite and taxonomy files.
+pub mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}
+
+pub use case::{Case, load_case};
+pub use diagnostic::Diagnostic;
+pub use episode::{EpisodeRecord, PreparedCase, Stop, run_episode};
+pub use run::{EpisodeSink, RunConfig, Summary, run};
+pub use selftest::{SelfTest, selftest};
+pub use suite::{Loaded, Source, load};

@@ -1,0 +1,485 @@
+//! The case format: parsing a YAML case file, checking it completely (every problem with file, line and
+//! column), and compiling it into a [`Case`] ready to run.
+
+use crate::diagnostic::Diagnostic;
+use crate::taxonomy::taxonomy;
+use gauntlet_agents::Calibration;
+use gauntlet_attacks::AttackPlan;
+use gauntlet_core::{Predicate, PredicateError};
+use gauntlet_gateway::{Gateway, InjectionMode, InjectionRule, injection::glob};
+use gauntlet_judge::{CaseBindings, EpisodeView, Verifier};
+use gauntlet_world::World;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
+
+type Step = Spanned<BTreeMap<String, Value>>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    id: Spanned<String>,
+    title: String,
+    #[serde(default)]
+    description: String,
+    taxonomy: RawTaxonomy,
+    #[serde(default)]
+    parties: RawParties,
+    #[serde(default)]
+    setup: Vec<Step>,
+    task: RawTask,
+    attack: RawAttack,
+    verify: Spanned<RawVerify>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTaxonomy {
+    risk: Spanned<String>,
+    attack: Spanned<String>,
+    env: Spanned<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawParties {
+    #[serde(default)]
+    hostile: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTask {
+    prompt: String,
+    solution: Vec<Step>,
+    answer: Option<String>,
+    success: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAttack {
+    goal: String,
+    #[serde(default)]
+    openers: Vec<String>,
+    #[serde(default)]
+    inject: Vec<Spanned<RawInject>>,
+    solution: Vec<Step>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInject {
+    tool: String,
+    when: Option<Spanned<String>>,
+    mode: Option<Spanned<String>>,
+    text: Option<String>,
+    field: Option<String>,
+    uses: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVerify {
+    state: Option<Spanned<String>>,
+    tool: Option<Spanned<String>>,
+    response: Option<Spanned<String>>,
+}
+
+/// A taxonomy classification.
+#[derive(Debug, Clone)]
+pub struct Classification {
+    /// Risk leaf id.
+    pub risk: String,
+    /// Risk group id.
+    pub risk_group: String,
+    /// Attack-method leaf id.
+    pub attack: String,
+    /// Attack-method family (group) id.
+    pub attack_family: String,
+    /// Environment leaf id.
+    pub env: String,
+}
+
+/// One call or setup step: name and arguments, with where it was written.
+#[derive(Debug, Clone)]
+pub struct CallStep {
+    /// Tool or setup-operation name.
+    pub name: String,
+    /// Arguments.
+    pub args: Value,
+    /// Line in the file.
+    pub line: usize,
+}
+
+/// A loaded, checked and compiled case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Unique id.
+    pub id: String,
+    /// One-line title.
+    pub title: String,
+    /// Longer description.
+    pub description: String,
+    /// Taxonomy classification.
+    pub taxonomy: Classification,
+    /// Strings identifying hostile parties.
+    pub hostile: Vec<String>,
+    /// The setup steps (s0).
+    pub setup: Vec<CallStep>,
+    /// The task prompt.
+    pub prompt: String,
+    /// The task's solution calls.
+    pub task_solution: Vec<CallStep>,
+    /// The reference answer.
+    pub answer: Option<String>,
+    /// Benign success.
+    pub success: Predicate,
+    /// The attack goal.
+    pub goal: String,
+    /// Adversarial openers.
+    pub openers: Vec<String>,
+    /// Injection rules.
+    pub inject: Vec<InjectionRule>,
+    /// The attack's sink calls.
+    pub attack_solution: Vec<CallStep>,
+    /// The sealed verifier.
+    pub verifier: Verifier,
+    /// Where the case came from.
+    pub source: String,
+    /// The initial world (setup applied).
+    pub s0: World,
+    /// The initial world's JSON.
+    pub s0_state: Value,
+}
+
+impl Case {
+    /// The constants every episode view of this case binds.
+    pub fn bindings(&self) -> CaseBindings {
+        CaseBindings::new(&self.s0_state, &self.id, &self.prompt, &self.hostile)
+    }
+
+    /// What the reference agents know.
+    pub fn calibration(&self) -> Calibration {
+        Calibration {
+            task_prompt: self.prompt.clone(),
+            task_solution: self.task_solution.iter().map(|s| (s.name.clone(), s.args.clone())).collect(),
+            task_answer: self.answer.clone(),
+            attack_solution: self.attack_solution.iter().map(|s| (s.name.clone(), s.args.clone())).collect(),
+            hostile: self.hostile.clone(),
+        }
+    }
+
+    /// What the controller knows.
+    pub fn plan(&self) -> AttackPlan {
+        AttackPlan {
+            task_prompt: self.prompt.clone(),
+            goal: self.goal.clone(),
+            openers: self.openers.clone(),
+            sinks: self.attack_solution.iter().map(|s| (s.name.clone(), s.args.clone())).collect(),
+        }
+    }
+}
+
+/// Collects diagnostics for one file.
+struct Checker<'a> {
+    file: &'a str,
+    text: &'a str,
+    diags: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn at<T>(&mut self, s: &Spanned<T>, msg: impl Into<String>) {
+        let (l, c) = pos(s);
+        self.diags.push(Diagnostic::new(self.file, l, c, msg));
+    }
+
+    fn line(&mut self, line: usize, msg: impl Into<String>) {
+        let col = self.text.lines().nth(line.saturating_sub(1)).map_or(1, |l| l.len() - l.trim_start().len() + 1);
+        self.diags.push(Diagnostic::new(self.file, line, col, msg));
+    }
+
+    /// Compiles a CEL field, pointing errors into the file.
+    fn cel(&mut self, field: &str, s: &Spanned<String>) -> Option<Predicate> {
+        match Predicate::compile(&s.value) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.cel_error(field, s, &e, "does not compile");
+                None
+            }
+        }
+    }
+
+    fn cel_error(&mut self, field: &str, s: &Spanned<String>, e: &PredicateError, what: &str) {
+        let (line, col) = cel_position(self.text, s, e);
+        self.diags.push(Diagnostic::new(self.file, line, col, format!("{field}: CEL {what}: {}", e.message)));
+    }
+
+    /// Checks a list of `name: {args}` steps against the tool catalogue (or the setup catalogue).
+    fn steps(&mut self, field: &str, steps: &[Step], setup: bool) -> Vec<CallStep> {
+        let mut out = Vec::new();
+        for (i, s) in steps.iter().enumerate() {
+            let (line, _) = pos(s);
+            if s.value.len() != 1 {
+                self.at(s, format!("{field}[{i}]: each step is a map with exactly one key, `name: {{args}}`"));
+                continue;
+            }
+            let Some((name, args)) = s.value.iter().next() else { continue };
+            let args = if args.is_null() { Value::Object(Default::default()) } else { args.clone() };
+            let known = if setup {
+                gauntlet_world::setup_specs().iter().any(|o| o.name == *name)
+            } else {
+                gauntlet_world::tool_spec(name).is_some()
+            };
+            if !known {
+                let what = if setup { "setup operation" } else { "tool" };
+                let service = name.split_once('.').map_or(name.as_str(), |(s, _)| s);
+                let services = ["mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell", "world"];
+                let hint = if services.contains(&service) {
+                    let names: Vec<String> = if setup {
+                        gauntlet_world::setup_specs().iter().filter(|o| o.name.starts_with(&format!("{service}."))).map(|o| o.name.clone()).collect()
+                    } else {
+                        gauntlet_world::tool_specs().iter().filter(|t| t.service() == service).map(|t| t.name.clone()).collect()
+                    };
+                    format!("; {service} has: {}", names.join(", "))
+                } else {
+                    format!("; unknown service `{service}` (services: mail, calendar, drive, repo, bank, chat, web, shell)")
+                };
+                self.line(line, format!("{field}[{i}]: unknown {what} `{name}`{hint}"));
+                continue;
+            }
+            let bad = if setup { gauntlet_world::check_setup_args(name, &args) } else { gauntlet_world::check_tool_args(name, &args) };
+            if let Some(msg) = bad {
+                self.line(line, format!("{field}[{i}]: arguments of `{name}` do not match its schema: {msg}"));
+                continue;
+            }
+            out.push(CallStep { name: name.clone(), args, line });
+        }
+        out
+    }
+}
+
+fn pos<T>(s: &Spanned<T>) -> (usize, usize) {
+    (s.referenced.line() as usize, s.referenced.column() as usize)
+}
+
+/// Maps a position inside a CEL expression to the file: inline scalars (plain or quoted) add the
+/// expression's column to the scalar's; block scalars (`|`, `>`) start on the next line.
+fn cel_position(text: &str, s: &Spanned<String>, e: &PredicateError) -> (usize, usize) {
+    let (line, col) = pos(s);
+    let src_line = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+    let first = src_line.chars().nth(col.saturating_sub(1));
+    match first {
+        Some('|') | Some('>') => {
+            let l = line + e.line;
+            let indent = text.lines().nth(l.saturating_sub(1)).map_or(0, |t| t.len() - t.trim_start().len());
+            (l, indent + e.column)
+        }
+        Some('\'') | Some('"') if e.line == 1 => (line, col + e.column),
+        _ if e.line == 1 => (line, col + e.column - 1),
+        _ => (line + e.line - 1, e.column),
+    }
+}
+
+/// Parses and checks one case file. Every problem found is returned, each with file, line and column.
+pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
+    let raw: RawCase = match serde_saphyr::from_str(text) {
+        Ok(r) => r,
+        Err(e) => {
+            let (line, col) = e.location().map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
+            let msg = e.without_snippet().to_string();
+            let msg = msg.lines().next().unwrap_or("invalid YAML").to_string();
+            return Err(vec![Diagnostic::new(file, line, col, msg)]);
+        }
+    };
+    let mut ck = Checker { file, text, diags: Vec::new() };
+
+    let id = raw.id.value.clone();
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_')) {
+        ck.at(&raw.id, format!("id `{id}` must be non-empty lowercase letters, digits, `.`, `-` or `_`"));
+    }
+
+    // Taxonomy.
+    let mut classification = None;
+    match taxonomy() {
+        Err(e) => ck.diags.push(Diagnostic::new(file, 0, 0, e.to_string())),
+        Ok(t) => {
+            let tx = &raw.taxonomy;
+            let mut ok = true;
+            for (field, tree, v) in [("risk", &t.risks, &tx.risk), ("attack", &t.attacks, &tx.attack), ("env", &t.environments, &tx.env)] {
+                if !tree.has_leaf(&v.value) {
+                    ok = false;
+                    let msg = format!("taxonomy.{field}: unknown {} id `{}`; known: {}", tree.tree, v.value, tree.leaf_ids().join(", "));
+                    ck.at(v, msg);
+                }
+            }
+            if ok {
+                classification = Some(Classification {
+                    risk: tx.risk.value.clone(),
+                    risk_group: t.risks.group_of(&tx.risk.value).map(|g| g.id.clone()).unwrap_or_default(),
+                    attack: tx.attack.value.clone(),
+                    attack_family: t.attacks.group_of(&tx.attack.value).map(|g| g.id.clone()).unwrap_or_default(),
+                    env: tx.env.value.clone(),
+                });
+            }
+        }
+    }
+
+    // Steps.
+    let setup = ck.steps("setup", &raw.setup, true);
+    let task_solution = ck.steps("task.solution", &raw.task.solution, false);
+    let attack_solution = ck.steps("attack.solution", &raw.attack.solution, false);
+    if raw.task.solution.is_empty() {
+        ck.line(line_of(text, "task:"), "task.solution: list the calls the task needs (at least one)");
+    }
+    if raw.attack.solution.is_empty() {
+        ck.line(line_of(text, "attack:"), "attack.solution: list the sink calls that realise the goal (at least one)");
+    }
+    let steps_ok = setup.len() == raw.setup.len()
+        && task_solution.len() == raw.task.solution.len()
+        && attack_solution.len() == raw.attack.solution.len();
+
+    // Predicates.
+    let success = ck.cel("task.success", &raw.task.success);
+    let v = &raw.verify.value;
+    if v.state.is_none() && v.tool.is_none() && v.response.is_none() {
+        ck.at(&raw.verify, "verify: define at least one of `state`, `tool`, `response` (prefer `state`)");
+    }
+    let state = v.state.as_ref().and_then(|s| ck.cel("verify.state", s));
+    let tool = v.tool.as_ref().and_then(|s| ck.cel("verify.tool", s));
+    let response = v.response.as_ref().and_then(|s| ck.cel("verify.response", s));
+    let cel_ok = success.is_some()
+        && v.state.is_some() == state.is_some()
+        && v.tool.is_some() == tool.is_some()
+        && v.response.is_some() == response.is_some();
+    let verifier = Verifier { state, tool, response };
+
+    // Injection rules.
+    let mut inject = Vec::new();
+    for (i, r) in raw.attack.inject.iter().enumerate() {
+        let field = format!("attack.inject[{i}]");
+        let mode = match &r.value.mode {
+            None => InjectionMode::Append,
+            Some(m) => match m.value.parse::<InjectionMode>() {
+                Ok(m) => m,
+                Err(e) => {
+                    ck.at(m, format!("{field}.mode: {e}"));
+                    continue;
+                }
+            },
+        };
+        if !gauntlet_world::tool_specs().iter().any(|t| glob(&r.value.tool, &t.name)) {
+            ck.at(r, format!("{field}.tool: `{}` matches no tool", r.value.tool));
+            continue;
+        }
+        let text = r.value.text.clone().unwrap_or_default();
+        if mode != InjectionMode::Identity && text.is_empty() {
+            ck.at(r, format!("{field}.text: the payload is required for mode {}", mode.as_str()));
+            continue;
+        }
+        if let Some(w) = &r.value.when {
+            if ck.cel(&format!("{field}.when"), w).is_none() {
+                continue;
+            }
+        }
+        match InjectionRule::new(&r.value.tool, r.value.when.as_ref().map(|w| w.value.as_str()), mode, &text, r.value.field.as_deref(), r.value.uses) {
+            Ok(rule) => inject.push(rule),
+            Err(e) => ck.at(r, format!("{field}: {e}")),
+        }
+    }
+
+    // s0: replay the setup.
+    let mut s0 = World::new();
+    let mut setup_ok = steps_ok;
+    for (i, s) in setup.iter().enumerate() {
+        if let Err(e) = s0.setup(&s.name, &s.args) {
+            setup_ok = false;
+            ck.line(s.line, format!("setup[{i}]: {e}"));
+        }
+    }
+    let s0_state = s0.state();
+
+    // Dynamic checks on s0: predicates evaluate, solutions replay, conditions evaluate.
+    if setup_ok && cel_ok {
+        let cb = CaseBindings::new(&s0_state, &id, &raw.task.prompt, &raw.parties.hostile);
+        let view = EpisodeView::new(&cb, &s0_state, &[], &[]);
+        let checks: Vec<(&str, &Spanned<String>, Option<&Predicate>)> = vec![
+            ("task.success", &raw.task.success, success.as_ref()),
+            ("verify.state", v.state.as_ref().unwrap_or(&raw.task.success), verifier.state.as_ref()),
+            ("verify.tool", v.tool.as_ref().unwrap_or(&raw.task.success), verifier.tool.as_ref()),
+            ("verify.response", v.response.as_ref().unwrap_or(&raw.task.success), verifier.response.as_ref()),
+        ];
+        for (field, span, p) in checks {
+            if let Some(p) = p {
+                if let Err(e) = view.check(p) {
+                    ck.cel_error(field, span, &e, "fails on the initial state");
+                }
+            }
+        }
+        for (field, steps) in [("task.solution", &task_solution), ("attack.solution", &attack_solution)] {
+            let mut gw = Gateway::new(s0.clone(), gauntlet_defense::allow_all_policy(), vec![]);
+            for (i, s) in steps.iter().enumerate() {
+                let e = gw.call(&s.name, s.args.clone());
+                if let Some(err) = &e.error {
+                    let msg = format!("{field}[{i}]: `{}` fails when replayed from the initial state: {err}", s.name);
+                    ck.line(s.line, msg);
+                }
+                let raw_result = e.raw.clone();
+                if field == "task.solution" {
+                    for (j, r) in raw.attack.inject.iter().enumerate() {
+                        let (Some(w), Some(rule)) = (&r.value.when, inject.get(j)) else { continue };
+                        if !glob(&rule.tool, &s.name) {
+                            continue;
+                        }
+                        let mut b = gauntlet_core::Bindings::new();
+                        b.json("args", &s.args).json("result", &raw_result);
+                        if let Some(p) = &rule.when {
+                            if let Err(e) = p.eval_bool(&b) {
+                                ck.cel_error(&format!("attack.inject[{j}].when"), w, &e, "fails on a task.solution call");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    if !ck.diags.is_empty() {
+        ck.diags.sort();
+        ck.diags.dedup();
+        return Err(ck.diags);
+    }
+    let (Some(taxonomy), Some(success)) = (classification, success) else {
+        return Err(vec![Diagnostic::new(file, 0, 0, "internal: case incomplete without a diagnostic")]);
+    };
+    Ok(Case {
+        id,
+        title: raw.title,
+        description: raw.description,
+        taxonomy,
+        hostile: raw.parties.hostile,
+        setup,
+        prompt: raw.task.prompt,
+        task_solution,
+        answer: raw.task.answer,
+        success,
+        goal: raw.attack.goal,
+        openers: raw.attack.openers,
+        inject,
+        attack_solution,
+        verifier,
+        source: file.to_string(),
+        s0,
+        s0_state,
+    })
+}
+
+/// The 1-based line of the first line starting with `key` (0 if none).
+fn line_of(text: &str, key: &str) -> usize {
+    text.lines().position(|l| l.starts_with(key)).map_or(0, |i| i + 1)
+}
+
+#[cfg(test)]
+#[path = "case/tests.rs"]
+mod tests;

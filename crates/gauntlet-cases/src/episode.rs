@@ -1,0 +1,219 @@
+//! One episode: a fresh world from s0, the setting's injection rules and the defense in the gateway, the
+//! controller on the user channel, the target answering, and the sealed verifier deciding.
+
+use crate::case::Case;
+use gauntlet_agents::Target;
+use gauntlet_attacks::{Controller, ControllerDecision, Observation, ScriptedController};
+use gauntlet_core::{Outcome, Setting, Trace, Turn, Verdict};
+use gauntlet_defense::{Defense, TaskContext};
+use gauntlet_gateway::Gateway;
+use gauntlet_judge::{CaseBindings, EpisodeView};
+use serde::Serialize;
+
+/// What a case needs per episode, computed once per case.
+#[derive(Debug)]
+pub struct PreparedCase {
+    /// The case.
+    pub case: Case,
+    bindings: CaseBindings,
+    calibration: gauntlet_agents::Calibration,
+    plan: gauntlet_attacks::AttackPlan,
+    solution_calls: Vec<gauntlet_core::ToolCall>,
+}
+
+impl PreparedCase {
+    /// Prepares a case.
+    pub fn new(case: Case) -> PreparedCase {
+        let solution_calls = case
+            .task_solution
+            .iter()
+            .enumerate()
+            .map(|(i, s)| gauntlet_core::ToolCall { id: format!("plan-{}", i + 1), tool: s.name.clone(), args: s.args.clone() })
+            .collect();
+        PreparedCase { bindings: case.bindings(), calibration: case.calibration(), plan: case.plan(), solution_calls, case }
+    }
+
+    /// Whether `setting` applies to the case (indirect needs injection rules).
+    pub fn applies(&self, setting: Setting) -> bool {
+        setting != Setting::Indirect || !self.case.inject.is_empty()
+    }
+}
+
+/// How an episode ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stop {
+    /// The verifier fired during an attack setting.
+    VerifierFired,
+    /// The controller had nothing more to say (benign and indirect end after the task).
+    ControllerDone,
+    /// The turn budget ran out.
+    Budget,
+    /// The target or the infrastructure failed.
+    Error,
+}
+
+/// Everything kept of one episode.
+#[derive(Debug, Clone, Serialize)]
+pub struct EpisodeRecord {
+    /// Position in the run (deterministic order).
+    pub index: usize,
+    /// Case id.
+    pub case: String,
+    /// Setting.
+    pub setting: Setting,
+    /// Target name.
+    pub target: String,
+    /// Repetition, from 0.
+    pub rep: u32,
+    /// `ok` or `errored`.
+    pub status: &'static str,
+    /// Why it errored.
+    pub error: Option<String>,
+    /// The verdict (undetermined when errored).
+    pub verdict: Verdict,
+    /// Whether the legitimate task succeeded (`None` when the check could not be evaluated).
+    pub task_success: Option<bool>,
+    /// The success check's error, if any.
+    pub task_success_error: Option<String>,
+    /// How it ended.
+    pub stop: Stop,
+    /// The controller's decisions, one per turn.
+    pub decisions: Vec<ControllerDecision>,
+    /// The trace: turns with their gateway events (raw and observed results) and replies.
+    pub trace: Trace,
+    /// Model tokens used (0 for reference agents).
+    pub tokens: u64,
+}
+
+impl EpisodeRecord {
+    /// Whether the episode counts in rates (not errored, verdict determined).
+    pub fn valid(&self) -> bool {
+        self.status == "ok" && self.verdict.outcome != Outcome::Undetermined
+    }
+}
+
+/// Parameters of one episode.
+pub struct EpisodeSpec<'a> {
+    /// Position in the run.
+    pub index: usize,
+    /// The case.
+    pub case: &'a PreparedCase,
+    /// The setting.
+    pub setting: Setting,
+    /// The target.
+    pub target: &'a dyn Target,
+    /// The defense in the gateway.
+    pub defense: &'a dyn Defense,
+    /// Repetition number.
+    pub rep: u32,
+    /// Run seed.
+    pub seed: u64,
+    /// Turn budget.
+    pub max_turns: u32,
+}
+
+/// Runs one episode to its verdict.
+pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
+    let pc = spec.case;
+    let case = &pc.case;
+    let key = format!("{}/{}/{}/{}", case.id, spec.setting, spec.target.name(), spec.rep);
+    let mut record = EpisodeRecord {
+        index: spec.index,
+        case: case.id.clone(),
+        setting: spec.setting,
+        target: spec.target.name().to_string(),
+        rep: spec.rep,
+        status: "ok",
+        error: None,
+        verdict: Verdict::decide(vec![]),
+        task_success: None,
+        task_success_error: None,
+        stop: Stop::ControllerDone,
+        decisions: Vec::new(),
+        trace: Trace::default(),
+        tokens: 0,
+    };
+    let ctx = TaskContext { case_id: &case.id, prompt: &case.prompt, solution: &pc.solution_calls, tools: gauntlet_world::tool_specs() };
+    let policy = match spec.defense.prepare(&ctx) {
+        Ok(p) => p,
+        Err(e) => {
+            record.status = "errored";
+            record.error = Some(e.to_string());
+            record.stop = Stop::Error;
+            return record;
+        }
+    };
+    let rules = if spec.setting.poisoned_tools() { case.inject.clone() } else { Vec::new() };
+    let mut gw = Gateway::new(case.s0.clone(), policy, rules);
+    let mut agent = spec.target.start(&pc.calibration);
+    let mut controller = ScriptedController::new(spec.setting, &pc.plan, spec.seed, &key, spec.max_turns);
+    let mut replies: Vec<String> = Vec::new();
+    let mut users: Vec<String> = Vec::new();
+    let mut last_view: Option<(usize, EpisodeView)> = None;
+    let mut obs_range = 0..0;
+    loop {
+        let decision = {
+            let obs = replies.last().map(|r| Observation { reply: r, new_events: &gw.events()[obs_range.clone()] });
+            controller.next(obs.as_ref())
+        };
+        let Some(decision) = decision else { break };
+        gw.begin_turn(decision.turn);
+        let before = gw.events().len();
+        let message = decision.message.clone();
+        record.decisions.push(decision);
+        match agent.respond(&message, &mut gw) {
+            Ok(reply) => {
+                users.push(message);
+                replies.push(reply);
+            }
+            Err(e) => {
+                users.push(message);
+                replies.push(String::new());
+                record.status = "errored";
+                record.error = Some(e.to_string());
+                record.stop = Stop::Error;
+                break;
+            }
+        }
+        obs_range = before..gw.events().len();
+        if spec.setting.is_attack() {
+            let view = EpisodeView::new(&pc.bindings, &gw.world().state(), gw.events(), &replies);
+            let fired = case.verifier.fires(&view);
+            last_view = Some((gw.events().len(), view));
+            if fired {
+                record.stop = Stop::VerifierFired;
+                break;
+            }
+        }
+    }
+    if record.stop == Stop::ControllerDone && record.decisions.len() >= spec.max_turns as usize {
+        record.stop = Stop::Budget;
+    }
+    // The final view: reuse the last one when nothing happened since.
+    let view = match last_view {
+        Some((n, v)) if n == gw.events().len() => v,
+        _ => EpisodeView::new(&pc.bindings, &gw.world().state(), gw.events(), &replies),
+    };
+    if record.status == "ok" {
+        record.verdict = case.verifier.verify(&view);
+        match view.check(&case.success) {
+            Ok(b) => record.task_success = Some(b),
+            Err(e) => record.task_success_error = Some(e.to_string()),
+        }
+    }
+    let (_, log) = gw.into_parts();
+    let mut turns: Vec<Turn> = users
+        .into_iter()
+        .zip(replies)
+        .enumerate()
+        .map(|(i, (user, reply))| Turn { index: i as u32 + 1, user, events: Vec::new(), reply })
+        .collect();
+    for e in log {
+        if let Some(t) = turns.get_mut(e.turn.saturating_sub(1) as usize) {
+            t.events.push(e);
+        }
+    }
+    record.trace = Trace { turns };
+    record
+}

@@ -1,0 +1,352 @@
+//! The run job: episodes over case × setting × target × repetition with a concurrency limit, streamed in a
+//! deterministic order to a sink while the aggregates are folded in.
+
+use crate::episode::{EpisodeRecord, EpisodeSpec, PreparedCase, run_episode};
+use gauntlet_agents::Target;
+use gauntlet_core::{Outcome, Rate, Setting, metrics::pass_hat_k};
+use gauntlet_defense::Defense;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// Run parameters.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunConfig {
+    /// Settings to run, in order.
+    pub settings: Vec<Setting>,
+    /// Repetitions per (case, setting, target).
+    pub repeat: u32,
+    /// Episodes run at once.
+    pub concurrency: usize,
+    /// Seed for controllers.
+    pub seed: u64,
+    /// Turn budget per episode.
+    pub max_turns: u32,
+}
+
+/// One planned episode.
+#[derive(Debug, Clone, Copy)]
+struct Job {
+    case: usize,
+    setting: Setting,
+    target: usize,
+    rep: u32,
+}
+
+/// Receives each episode, in run order, as soon as it (and every earlier one) is done.
+pub trait EpisodeSink {
+    /// Called once per episode in index order. An error stops the run.
+    fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()>;
+}
+
+/// A sink that keeps nothing.
+pub struct Discard;
+
+impl EpisodeSink for Discard {
+    fn episode(&mut self, _record: &EpisodeRecord) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Counters for one cell of a table.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Counts {
+    /// Episodes run.
+    pub episodes: u64,
+    /// Errored episodes (excluded from rates).
+    pub errored: u64,
+    /// Undetermined verdicts (excluded from rates).
+    pub undetermined: u64,
+    /// Violated verdicts.
+    pub violated: u64,
+    /// Valid episodes (neither errored nor undetermined).
+    pub valid: u64,
+    /// Episodes whose task succeeded.
+    pub task_success: u64,
+    /// Episodes whose task success could be evaluated.
+    pub task_checked: u64,
+}
+
+impl Counts {
+    fn add(&mut self, r: &EpisodeRecord) {
+        self.episodes += 1;
+        if r.status != "ok" {
+            self.errored += 1;
+            return;
+        }
+        match r.verdict.outcome {
+            Outcome::Undetermined => self.undetermined += 1,
+            Outcome::Violated => {
+                self.violated += 1;
+                self.valid += 1;
+            }
+            Outcome::Held => self.valid += 1,
+        }
+        if let Some(s) = r.task_success {
+            self.task_checked += 1;
+            if s {
+                self.task_success += 1;
+            }
+        }
+    }
+
+    /// Attack success rate: violated / valid.
+    pub fn asr(&self) -> Rate {
+        Rate::new(self.violated, self.valid)
+    }
+
+    /// Task success rate over episodes whose success could be checked.
+    pub fn utility(&self) -> Rate {
+        Rate::new(self.task_success, self.task_checked)
+    }
+}
+
+/// One row of the target × setting table.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetSettingRow {
+    /// Target.
+    pub target: String,
+    /// Setting.
+    pub setting: Setting,
+    /// Raw counts.
+    pub counts: Counts,
+    /// Attack success rate (violations / valid episodes).
+    pub asr: Rate,
+    /// ASR on the cases whose benign episodes all succeeded for this target.
+    pub asr_benign_passing: Rate,
+    /// Task success: utility in benign, utility under attack otherwise.
+    pub utility: Rate,
+    /// pass^k over repetitions: all k held (attack settings) or all k succeeded (benign). `None` when k = 1.
+    pub pass_hat_k: Option<Rate>,
+}
+
+/// One cell of a two-way slice (attack settings only).
+#[derive(Debug, Clone, Serialize)]
+pub struct SliceCell {
+    /// Row key.
+    pub row: String,
+    /// Column key.
+    pub col: String,
+    /// Raw counts.
+    pub counts: Counts,
+    /// ASR.
+    pub asr: Rate,
+}
+
+/// The aggregates of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Episodes run.
+    pub episodes: u64,
+    /// Errored episodes.
+    pub errored: u64,
+    /// Undetermined verdicts.
+    pub undetermined: u64,
+    /// Target × setting.
+    pub by_target_setting: Vec<TargetSettingRow>,
+    /// Risk group × environment (attack settings).
+    pub by_risk_env: Vec<SliceCell>,
+    /// Environment × attack family (attack settings).
+    pub by_env_attack: Vec<SliceCell>,
+    /// Attack family × risk group (attack settings).
+    pub by_attack_risk: Vec<SliceCell>,
+}
+
+/// Folds episodes into the summary, keeping only counters (never the episodes).
+struct Aggregator<'a> {
+    cases: &'a [PreparedCase],
+    targets: Vec<String>,
+    ts: BTreeMap<(usize, Setting), Counts>,
+    per_case: HashMap<(usize, usize, Setting), Counts>,
+    reps: HashMap<(usize, usize, Setting), Vec<bool>>,
+    risk_env: BTreeMap<(String, String), Counts>,
+    env_attack: BTreeMap<(String, String), Counts>,
+    attack_risk: BTreeMap<(String, String), Counts>,
+    total: Counts,
+}
+
+impl Aggregator<'_> {
+    fn add(&mut self, job: Job, r: &EpisodeRecord) {
+        self.total.add(r);
+        self.ts.entry((job.target, job.setting)).or_default().add(r);
+        self.per_case.entry((job.case, job.target, job.setting)).or_default().add(r);
+        let pass = if job.setting == Setting::Benign {
+            r.status == "ok" && r.task_success == Some(true)
+        } else {
+            r.valid() && r.verdict.outcome == Outcome::Held
+        };
+        self.reps.entry((job.case, job.target, job.setting)).or_default().push(pass);
+        if job.setting.is_attack() {
+            let t = &self.cases[job.case].case.taxonomy;
+            self.risk_env.entry((t.risk_group.clone(), t.env.clone())).or_default().add(r);
+            self.env_attack.entry((t.env.clone(), t.attack_family.clone())).or_default().add(r);
+            self.attack_risk.entry((t.attack_family.clone(), t.risk_group.clone())).or_default().add(r);
+        }
+    }
+
+    fn finish(self, settings: &[Setting], repeat: u32) -> Summary {
+        let cells = |m: BTreeMap<(String, String), Counts>| {
+            m.into_iter().map(|((row, col), counts)| SliceCell { row, col, asr: counts.asr(), counts }).collect()
+        };
+        let mut rows = Vec::new();
+        for (ti, name) in self.targets.iter().enumerate() {
+            for s in settings {
+                let Some(counts) = self.ts.get(&(ti, *s)).copied() else { continue };
+                // Cases whose benign episodes all succeeded for this target.
+                let mut sub = Counts::default();
+                let benign_ran = settings.contains(&Setting::Benign);
+                for ci in 0..self.cases.len() {
+                    let benign_ok = self.per_case.get(&(ci, ti, Setting::Benign)).is_some_and(|c| c.task_checked > 0 && c.task_success == c.episodes);
+                    if benign_ok {
+                        if let Some(c) = self.per_case.get(&(ci, ti, *s)) {
+                            sub.valid += c.valid;
+                            sub.violated += c.violated;
+                        }
+                    }
+                }
+                let asr_benign_passing = if benign_ran { sub.asr() } else { Rate::new(0, 0) };
+                let pass_hat_k = (repeat > 1).then(|| {
+                    let v: Vec<&[bool]> = (0..self.cases.len())
+                        .filter_map(|ci| self.reps.get(&(ci, ti, *s)).map(Vec::as_slice))
+                        .collect();
+                    pass_hat_k(v, repeat as usize)
+                });
+                rows.push(TargetSettingRow {
+                    target: name.clone(),
+                    setting: *s,
+                    asr: counts.asr(),
+                    utility: counts.utility(),
+                    asr_benign_passing,
+                    pass_hat_k,
+                    counts,
+                });
+            }
+        }
+        Summary {
+            episodes: self.total.episodes,
+            errored: self.total.errored,
+            undetermined: self.total.undetermined,
+            by_target_setting: rows,
+            by_risk_env: cells(self.risk_env),
+            by_env_attack: cells(self.env_attack),
+            by_attack_risk: cells(self.attack_risk),
+        }
+    }
+}
+
+/// Progress callback: episodes done, episodes planned.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// Runs every episode, streaming each record to `sink` in run order, and returns the summary.
+pub fn run(
+    cases: &[PreparedCase],
+    targets: &[Box<dyn Target>],
+    defense: &dyn Defense,
+    config: &RunConfig,
+    sink: &mut dyn EpisodeSink,
+    progress: Progress<'_>,
+) -> std::io::Result<Summary> {
+    let mut jobs = Vec::new();
+    for (ci, pc) in cases.iter().enumerate() {
+        for &setting in &config.settings {
+            if !pc.applies(setting) {
+                continue;
+            }
+            for ti in 0..targets.len() {
+                for rep in 0..config.repeat {
+                    jobs.push(Job { case: ci, setting, target: ti, rep });
+                }
+            }
+        }
+    }
+    let total = jobs.len();
+    let mut agg = Aggregator {
+        cases,
+        targets: targets.iter().map(|t| t.name().to_string()).collect(),
+        ts: BTreeMap::new(),
+        per_case: HashMap::new(),
+        reps: HashMap::new(),
+        risk_env: BTreeMap::new(),
+        env_attack: BTreeMap::new(),
+        attack_risk: BTreeMap::new(),
+        total: Counts::default(),
+    };
+    let workers = config.concurrency.clamp(1, total.max(1));
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::sync_channel::<EpisodeRecord>(workers * 4);
+    let mut sink_result = Ok(());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let jobs = &jobs;
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let spec = EpisodeSpec {
+                        index: i,
+                        case: &cases[job.case],
+                        setting: job.setting,
+                        target: targets[job.target].as_ref(),
+                        defense,
+                        rep: job.rep,
+                        seed: config.seed,
+                        max_turns: config.max_turns,
+                    };
+                    // A panic in one episode is recorded as an errored episode, never lost or read as safe.
+                    let record = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_episode(&spec)))
+                        .unwrap_or_else(|p| errored(&spec, panic_message(&p)));
+                    if tx.send(record).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Reorder so the sink sees episodes in index order whatever the scheduling.
+        let mut pending: BTreeMap<usize, EpisodeRecord> = BTreeMap::new();
+        let mut expected = 0usize;
+        for record in rx {
+            pending.insert(record.index, record);
+            while let Some(r) = pending.remove(&expected) {
+                agg.add(jobs[expected], &r);
+                if sink_result.is_ok() {
+                    sink_result = sink.episode(&r);
+                    if sink_result.is_err() {
+                        // Stop handing out work; workers finish their current episode.
+                        next.store(total, Ordering::Relaxed);
+                    }
+                }
+                expected += 1;
+                progress(expected, total);
+            }
+        }
+    });
+    sink_result?;
+    Ok(agg.finish(&config.settings, config.repeat))
+}
+
+fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "panic".into())
+}
+
+fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
+    EpisodeRecord {
+        index: spec.index,
+        case: spec.case.case.id.clone(),
+        setting: spec.setting,
+        target: spec.target.name().to_string(),
+        rep: spec.rep,
+        status: "errored",
+        error: Some(format!("internal error: {why}")),
+        verdict: gauntlet_core::Verdict::decide(vec![]),
+        task_success: None,
+        task_success_error: None,
+        stop: crate::episode::Stop::Error,
+        decisions: vec![],
+        trace: Default::default(),
+        tokens: 0,
+    }
+}

@@ -1,0 +1,111 @@
+//! Self-tests: every case is run with the reference agents and must behave as its author claims.
+//! A case that fails is a broken case, not a finding.
+
+use crate::episode::{EpisodeRecord, EpisodeSpec, PreparedCase, run_episode};
+use gauntlet_agents::ReferenceKind;
+use gauntlet_core::{Outcome, Setting};
+use gauntlet_defense::AllowAll;
+use gauntlet_judge::EpisodeView;
+use serde::Serialize;
+
+/// The self-test result of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct SelfTest {
+    /// Case id.
+    pub case: String,
+    /// Where it came from.
+    pub source: String,
+    /// Checks that failed, each a sentence saying what and why.
+    pub failures: Vec<String>,
+    /// Checks run.
+    pub checks: usize,
+}
+
+impl SelfTest {
+    /// True when every check passed.
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+fn episode(pc: &PreparedCase, kind: ReferenceKind, setting: Setting) -> EpisodeRecord {
+    run_episode(&EpisodeSpec { index: 0, case: pc, setting, target: &kind, defense: &AllowAll, rep: 0, seed: 0, max_turns: 10 })
+}
+
+fn why(r: &EpisodeRecord) -> String {
+    let errs: Vec<String> = r
+        .trace
+        .events()
+        .filter_map(|e| e.error.as_ref().map(|m| format!("{} failed: {m}", e.call.tool)))
+        .collect();
+    let ev: Vec<String> = r
+        .verdict
+        .evidence
+        .iter()
+        .map(|e| format!("{}={}", e.level.as_str(), e.error.clone().unwrap_or_else(|| format!("{:?}", e.value.unwrap_or(false)))))
+        .collect();
+    let mut s = format!("verdict {} ({})", r.verdict.outcome, ev.join(", "));
+    if !errs.is_empty() {
+        s.push_str(&format!("; {}", errs.join("; ")));
+    }
+    s
+}
+
+/// Runs the self-tests of one case.
+pub fn selftest(pc: &PreparedCase) -> SelfTest {
+    let case = &pc.case;
+    let mut failures = Vec::new();
+    let mut checks = 0;
+
+    // 1. s0 is clean.
+    checks += 1;
+    let view = EpisodeView::new(&case.bindings(), &case.s0_state, &[], &[]);
+    if case.verifier.fires(&view) {
+        failures.push("the verifier fires on the initial state: it must detect the attack's effect, not something already there".into());
+    }
+
+    // 2. reference, benign.
+    checks += 1;
+    let r = episode(pc, ReferenceKind::Reference, Setting::Benign);
+    let failed_calls: Vec<String> = r.trace.events().filter(|e| !e.succeeded()).map(|e| format!("{} ({})", e.call.tool, e.error.clone().unwrap_or_default())).collect();
+    if !failed_calls.is_empty() {
+        failures.push(format!("reference/benign: task.solution calls fail: {}", failed_calls.join("; ")));
+    }
+    match (r.task_success, &r.task_success_error) {
+        (Some(true), _) => {}
+        (_, Some(e)) => failures.push(format!("reference/benign: task.success cannot be evaluated: {e}")),
+        _ => failures.push("reference/benign: task.success is false after the reference solution and answer".into()),
+    }
+    if r.verdict.outcome != Outcome::Held {
+        failures.push(format!("reference/benign: expected no violation, got {}", why(&r)));
+    }
+
+    // 3–5. compliant in the attack settings.
+    for setting in [Setting::Direct, Setting::Indirect, Setting::Multi] {
+        if !pc.applies(setting) {
+            continue;
+        }
+        checks += 1;
+        let r = episode(pc, ReferenceKind::Compliant, setting);
+        if setting == Setting::Indirect && !r.trace.events().any(|e| e.injection.is_some()) {
+            failures.push("compliant/indirect: no injection rule fired on the task.solution path: the attack never reaches the agent".into());
+            continue;
+        }
+        if r.verdict.outcome != Outcome::Violated {
+            failures.push(format!("compliant/{setting}: expected a violation, got {}", why(&r)));
+        }
+    }
+
+    // 6. refuser never violates.
+    for setting in Setting::ALL {
+        if !pc.applies(setting) {
+            continue;
+        }
+        checks += 1;
+        let r = episode(pc, ReferenceKind::Refuser, setting);
+        if r.verdict.outcome != Outcome::Held {
+            failures.push(format!("refuser/{setting}: expected held, got {}", why(&r)));
+        }
+    }
+    SelfTest { case: case.id.clone(), source: case.source.clone(), failures, checks }
+}
