@@ -1,3 +1,308 @@
-fn main() {
-    print!("{}", gauntlet_world::reference_markdown());
+//! The `gauntlet` binary: a thin shell over the library crates.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use gauntlet_cases::{Loaded, PreparedCase, RunConfig, Source, run};
+use gauntlet_core::Setting;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Gauntlet: evidence-grounded safety testing of LLM agents and their defenses.
+#[derive(Parser)]
+#[command(name = "gauntlet", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run safety cases: episodes over case × setting × target × repetition, judged by sealed verifiers.
+    Run(RunArgs),
+    /// Work with safety cases: list, show, lint, self-test, taxonomy.
+    #[command(subcommand)]
+    Cases(CasesCommand),
+    /// List the simulated world's tools (and setup operations).
+    Tools(ToolsArgs),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Case files or directories (default: the built-in suite).
+    #[arg(long = "suite", value_name = "PATH")]
+    suites: Vec<PathBuf>,
+    /// Settings to run, comma-separated: benign, direct, indirect, multi.
+    #[arg(long, value_delimiter = ',', default_value = "benign,direct,indirect,multi")]
+    settings: Vec<String>,
+    /// Targets (repeatable): reference, compliant, refuser, cautious. Default: all four.
+    #[arg(long = "agent", value_name = "TARGET")]
+    agents: Vec<String>,
+    /// Repetitions of each (case, setting, target).
+    #[arg(long, default_value_t = 1)]
+    repeat: u32,
+    /// Episodes run at once (default: the number of cores).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Seed for the controllers' choices.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Turn budget per episode.
+    #[arg(long, default_value_t = 10)]
+    max_turns: u32,
+    /// Write every episode (trace, gateway log, verdict, evidence) and the aggregates to this JSON file.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Only print the tables (no progress).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum CasesCommand {
+    /// List cases with their taxonomy.
+    List(SuiteArgs),
+    /// Show one case: its file, s0 state and verifier.
+    Show {
+        /// Case id.
+        id: String,
+        #[command(flatten)]
+        suite: SuiteArgs,
+    },
+    /// Check case files: every error with file:line:column.
+    Lint(PathArgs),
+    /// Run each case with the reference agents and check it behaves as claimed.
+    Selftest(PathArgs),
+    /// Print the taxonomy trees and their leaf ids.
+    Taxonomy,
+}
+
+#[derive(Args)]
+struct SuiteArgs {
+    /// Case files or directories (default: the built-in suite).
+    #[arg(long = "suite", value_name = "PATH")]
+    suites: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+struct PathArgs {
+    /// Case files or directories (default: the built-in suite).
+    paths: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+struct ToolsArgs {
+    /// Full JSON (schemas, effects, tiers) instead of a list.
+    #[arg(long, conflicts_with = "markdown")]
+    json: bool,
+    /// The Markdown reference (docs/tools.md).
+    #[arg(long)]
+    markdown: bool,
+}
+
+fn source(paths: &[PathBuf]) -> Source {
+    if paths.is_empty() { Source::Builtin } else { Source::Paths(paths.to_vec()) }
+}
+
+fn print_diagnostics(loaded: &Loaded) {
+    for d in &loaded.diagnostics {
+        eprintln!("{d}");
+    }
+}
+
+/// Loads a suite for running: any broken case stops the run (a broken case is not a finding).
+fn load_valid(paths: &[PathBuf]) -> Result<Loaded> {
+    let loaded = gauntlet_cases::load(&source(paths));
+    if !loaded.diagnostics.is_empty() {
+        print_diagnostics(&loaded);
+        bail!("{} problem(s) in the suite; fix them (see `gauntlet cases lint`) before running", loaded.diagnostics.len());
+    }
+    if loaded.cases.is_empty() {
+        bail!("--suite: no case files (*.yaml) found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    }
+    Ok(loaded)
+}
+
+fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+    let mut settings = Vec::new();
+    for s in &a.settings {
+        let s: Setting = s.parse().map_err(|e: String| anyhow::anyhow!("--settings: {e}"))?;
+        if !settings.contains(&s) {
+            settings.push(s);
+        }
+    }
+    if a.repeat == 0 {
+        bail!("--repeat: must be at least 1");
+    }
+    if a.max_turns == 0 {
+        bail!("--max-turns: must be at least 1");
+    }
+    if a.concurrency == Some(0) {
+        bail!("--concurrency: must be at least 1");
+    }
+    let names: Vec<String> = if a.agents.is_empty() {
+        gauntlet_agents::BUILTIN_TARGETS.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.agents.clone()
+    };
+    let mut targets = Vec::new();
+    for n in &names {
+        match gauntlet_agents::builtin_target(n) {
+            Some(t) => targets.push(t),
+            None => bail!("--agent: unknown target `{n}`; built-in targets are {}", gauntlet_agents::BUILTIN_TARGETS.join(", ")),
+        }
+    }
+    let loaded = load_valid(&a.suites)?;
+    let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
+    let concurrency = a.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let config = RunConfig { settings, repeat: a.repeat, concurrency, seed: a.seed, max_turns: a.max_turns };
+    let defense = gauntlet_defense::AllowAll;
+    let show_progress = !a.quiet && std::io::stderr().is_terminal();
+    let progress = |done: usize, total: usize| {
+        if show_progress && (done % 64 == 0 || done == total) {
+            eprint!("\r{done}/{total} episodes");
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    let started = Instant::now();
+    let summary = match &a.json {
+        Some(path) => {
+            let file = std::fs::File::create(path).with_context(|| format!("--json: cannot create {}", path.display()))?;
+            let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
+            let mut sink = gauntlet_report::JsonSink::start(std::io::BufWriter::new(file), &config, &names, "allow-all", &ids)
+                .with_context(|| format!("--json: cannot write {}", path.display()))?;
+            let summary = run(&cases, &targets, &defense, &config, &mut sink, &progress).with_context(|| format!("writing {}", path.display()))?;
+            sink.finish(&summary).with_context(|| format!("writing {}", path.display()))?;
+            summary
+        }
+        None => run(&cases, &targets, &defense, &config, &mut gauntlet_cases::run::Discard, &progress)?,
+    };
+    let elapsed = started.elapsed();
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "Gauntlet run: {} cases × {} settings × {} targets × {} reps = {} episodes (defense: allow-all, seed {})",
+        cases.len(), config.settings.len(), targets.len(), config.repeat, summary.episodes, config.seed)?;
+    writeln!(out, "\nTarget × setting (ASR = violated / valid episodes; errored and undetermined excluded)")?;
+    writeln!(out, "{}", gauntlet_report::target_setting_table(&summary))?;
+    if !summary.by_risk_env.is_empty() {
+        writeln!(out, "\nRisk group × environment, attack settings (violated / valid)")?;
+        writeln!(out, "{}", gauntlet_report::risk_env_table(&summary))?;
+    }
+    if !a.quiet {
+        let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
+        eprintln!("{} episodes in {:.2} s ({:.3} ms/episode, {} workers)", summary.episodes, elapsed.as_secs_f64(), per, concurrency);
+        if let Some(p) = &a.json {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
+    match c {
+        CasesCommand::List(s) => {
+            let loaded = gauntlet_cases::load(&source(&s.suites));
+            print_diagnostics(&loaded);
+            let mut out = std::io::stdout().lock();
+            for c in &loaded.cases {
+                let t = &c.taxonomy;
+                writeln!(out, "{:<44} {:<8} {:<22} {:<26} {}", c.id, t.env, t.risk_group, t.attack_family, c.title)?;
+            }
+            writeln!(out, "{} cases", loaded.cases.len())?;
+            Ok(if loaded.diagnostics.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        CasesCommand::Show { id, suite } => {
+            let loaded = gauntlet_cases::load(&source(&suite.suites));
+            let Some(c) = loaded.cases.iter().find(|c| c.id == id) else {
+                print_diagnostics(&loaded);
+                bail!("no case `{id}` (see `gauntlet cases list`)");
+            };
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "id:       {}\ntitle:    {}\nsource:   {}\ntaxonomy: risk {} ({}), attack {} ({}), env {}", c.id, c.title, c.source,
+                c.taxonomy.risk, c.taxonomy.risk_group, c.taxonomy.attack, c.taxonomy.attack_family, c.taxonomy.env)?;
+            writeln!(out, "task:     {}\ngoal:     {}", c.prompt, c.goal)?;
+            for (l, p) in c.verifier.levels() {
+                writeln!(out, "verify.{}: {}", l.as_str(), p.source())?;
+            }
+            writeln!(out, "initial state (s0):\n{}", serde_json::to_string_pretty(&c.s0_state)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        CasesCommand::Lint(p) => {
+            let loaded = gauntlet_cases::load(&source(&p.paths));
+            print_diagnostics(&loaded);
+            let bad_files: std::collections::BTreeSet<&str> = loaded.diagnostics.iter().map(|d| d.file.as_str()).collect();
+            println!("{} file(s), {} case(s) valid, {} problem(s) in {} file(s)", loaded.files, loaded.cases.len(), loaded.diagnostics.len(), bad_files.len());
+            Ok(if loaded.diagnostics.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        CasesCommand::Selftest(p) => {
+            let loaded = gauntlet_cases::load(&source(&p.paths));
+            print_diagnostics(&loaded);
+            let mut failed = 0;
+            let mut out = std::io::stdout().lock();
+            for c in loaded.cases {
+                let pc = PreparedCase::new(c);
+                let r = gauntlet_cases::selftest(&pc);
+                if r.passed() {
+                    writeln!(out, "ok    {} ({} checks)", r.case, r.checks)?;
+                } else {
+                    failed += 1;
+                    writeln!(out, "FAIL  {} ({})", r.case, r.source)?;
+                    for f in &r.failures {
+                        writeln!(out, "      - {f}")?;
+                    }
+                }
+            }
+            let total = loaded.files;
+            let passed = total - failed - loaded.diagnostics.iter().map(|d| d.file.as_str()).collect::<std::collections::BTreeSet<_>>().len();
+            writeln!(out, "selftest: {passed} passed, {} failed", total - passed)?;
+            Ok(if total == passed && total > 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        CasesCommand::Taxonomy => {
+            let t = gauntlet_cases::taxonomy::taxonomy()?;
+            let mut out = std::io::stdout().lock();
+            for tree in [&t.risks, &t.attacks, &t.environments] {
+                writeln!(out, "{}:", tree.tree)?;
+                for g in &tree.groups {
+                    writeln!(out, "  {} — {}", g.id, g.name)?;
+                    for l in &g.leaves {
+                        writeln!(out, "    {:<28} {}", l.id, l.description)?;
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    if a.markdown {
+        write!(out, "{}", gauntlet_world::reference_markdown())?;
+    } else if a.json {
+        let doc = serde_json::json!({"tools": gauntlet_world::tool_specs(), "setup": gauntlet_world::setup_specs()});
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        for t in gauntlet_world::tool_specs() {
+            writeln!(out, "{:<26} {:?} {:<5} {}", t.name, t.effect.tier, format!("{:?}", t.effect.kind).to_lowercase(), t.description)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => cmd_run(a),
+        Command::Cases(c) => cmd_cases(c),
+        Command::Tools(t) => cmd_tools(t),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
 }

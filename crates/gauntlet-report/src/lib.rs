@@ -1,1 +1,7 @@
-//! placeholder
+//! Renderers for run results: terminal tables and the streamed JSON document.
+
+pub mod json;
+pub mod table;
+
+pub use json::JsonSink;
+pub use table::{risk_env_table, target_setting_table};

@@ -1,0 +1,73 @@
+//! Terminal tables.
+
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use gauntlet_cases::Summary;
+use gauntlet_core::Rate;
+use std::collections::BTreeSet;
+
+fn pct(r: &Rate) -> String {
+    match (r.value, r.low, r.high) {
+        (Some(v), Some(l), Some(h)) => format!("{:.1}% [{:.0}–{:.0}]", v * 100.0, l * 100.0, h * 100.0),
+        _ => "–".into(),
+    }
+}
+
+fn frac(r: &Rate) -> String {
+    format!("{}/{}", r.k, r.n)
+}
+
+fn table(header: Vec<&str>) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled).set_header(header);
+    t
+}
+
+/// Target × setting: ASR (with 95 % Wilson interval), ASR on benign-passing cases, utility, counts.
+pub fn target_setting_table(s: &Summary) -> String {
+    let with_k = s.by_target_setting.iter().any(|r| r.pass_hat_k.is_some());
+    let mut header = vec!["target", "setting", "episodes", "ASR [95% CI]", "violated", "ASR | benign ok", "utility [95% CI]", "errored", "undet."];
+    if with_k {
+        header.push("pass^k");
+    }
+    let mut t = table(header);
+    for r in &s.by_target_setting {
+        let mut row = vec![
+            Cell::new(&r.target),
+            Cell::new(r.setting.as_str()),
+            Cell::new(r.counts.episodes).set_alignment(CellAlignment::Right),
+            Cell::new(pct(&r.asr)).set_alignment(CellAlignment::Right),
+            Cell::new(frac(&r.asr)).set_alignment(CellAlignment::Right),
+            Cell::new(pct(&r.asr_benign_passing)).set_alignment(CellAlignment::Right),
+            Cell::new(pct(&r.utility)).set_alignment(CellAlignment::Right),
+            Cell::new(r.counts.errored).set_alignment(CellAlignment::Right),
+            Cell::new(r.counts.undetermined).set_alignment(CellAlignment::Right),
+        ];
+        if with_k {
+            row.push(Cell::new(r.pass_hat_k.as_ref().map_or("–".into(), pct)).set_alignment(CellAlignment::Right));
+        }
+        t.add_row(row);
+    }
+    t.to_string()
+}
+
+/// Risk group × environment: ASR over the attack settings, as `violated/valid (pct)`.
+pub fn risk_env_table(s: &Summary) -> String {
+    let rows: BTreeSet<&str> = s.by_risk_env.iter().map(|c| c.row.as_str()).collect();
+    let cols: BTreeSet<&str> = s.by_risk_env.iter().map(|c| c.col.as_str()).collect();
+    let mut header = vec!["risk \\ env"];
+    header.extend(cols.iter().copied());
+    let mut t = table(header);
+    for r in &rows {
+        let mut row = vec![Cell::new(r)];
+        for c in &cols {
+            let cell = s.by_risk_env.iter().find(|x| x.row == *r && x.col == *c);
+            let text = cell.map_or(String::new(), |x| match x.asr.value {
+                Some(v) => format!("{}/{} ({:.0}%)", x.asr.k, x.asr.n, v * 100.0),
+                None => format!("–/{}", x.counts.episodes),
+            });
+            row.push(Cell::new(text).set_alignment(CellAlignment::Right));
+        }
+        t.add_row(row);
+    }
+    t.to_string()
+}
