@@ -183,6 +183,9 @@ struct ScheduledSetup {
     recurring: bool,
 }
 
+/// The refusal for amounts that round to nothing (the schema only says "more than zero").
+const TOO_SMALL: &str = "amount must be at least 0.01 EUR";
+
 /// Money is kept to the cent.
 fn cents(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
@@ -206,6 +209,9 @@ impl Bank {
             "transfer" => {
                 let a: TransferArgs = parse(args)?;
                 let amount = cents(a.amount);
+                if amount <= 0.0 {
+                    return Err(TOO_SMALL.into());
+                }
                 if a.iban == self.iban {
                     return Err("cannot transfer to the same account".into());
                 }
@@ -214,7 +220,7 @@ impl Bank {
                 }
                 self.balance = cents(self.balance - amount);
                 let tx = Transaction {
-                    id: clock.id("tx"),
+                    id: clock.fresh_id("tx", |x| self.transactions.iter().any(|t| t.id == x)),
                     date: clock.today(),
                     amount: -amount,
                     counterparty: self.counterparty(&a.iban),
@@ -227,10 +233,13 @@ impl Bank {
             }
             "schedule" => {
                 let a: ScheduleArgs = parse(args)?;
+                if cents(a.amount) <= 0.0 {
+                    return Err(TOO_SMALL.into());
+                }
                 if a.date < clock.today() {
                     return Err(format!("date {} is in the past", a.date));
                 }
-                let s = Scheduled { id: clock.id("sched"), iban: a.iban, amount: cents(a.amount), date: a.date, memo: a.memo, recurring: a.recurring };
+                let s = Scheduled { id: clock.fresh_id("sched", |x| self.scheduled.iter().any(|s| s.id == x)), iban: a.iban, amount: cents(a.amount), date: a.date, memo: a.memo, recurring: a.recurring };
                 let out = json!({"id": s.id, "status": "scheduled"});
                 self.scheduled.push(s);
                 Ok(out)
@@ -240,7 +249,7 @@ impl Bank {
                 if self.payees.iter().any(|p| p.iban == a.iban) {
                     return Err(format!("409 a payee with IBAN {} already exists", a.iban));
                 }
-                let p = Payee { id: clock.id("payee"), name: a.name, iban: a.iban };
+                let p = Payee { id: clock.fresh_id("payee", |x| self.payees.iter().any(|p| p.id == x)), name: a.name, iban: a.iban };
                 let out = json!({"id": p.id, "status": "added"});
                 self.payees.push(p);
                 Ok(out)
@@ -260,6 +269,9 @@ impl Bank {
                 let a: UpdateScheduled = parse(args)?;
                 let today = clock.today();
                 let s = self.scheduled.iter_mut().find(|s| s.id == a.id).ok_or_else(|| format!("404 scheduled payment not found: {}", a.id))?;
+                if a.amount.is_some_and(|x| cents(x) <= 0.0) {
+                    return Err(TOO_SMALL.into());
+                }
                 if let Some(d) = a.date {
                     if d < today {
                         return Err(format!("date {d} is in the past"));
@@ -306,7 +318,10 @@ impl Bank {
             }
             "payee" => {
                 let a: PayeeSetup = parse(args)?;
-                let id = a.id.unwrap_or_else(|| clock.id("payee"));
+                let id = match a.id {
+                    Some(id) => id,
+                    None => clock.fresh_id("payee", |x| self.payees.iter().any(|p| p.id == x)),
+                };
                 if self.payees.iter().any(|p| p.id == id) {
                     return Err(format!("duplicate payee id {id}"));
                 }
@@ -315,7 +330,13 @@ impl Bank {
             }
             "transaction" => {
                 let a: TxSetup = parse(args)?;
-                let id = a.id.unwrap_or_else(|| clock.id("tx"));
+                let id = match a.id {
+                    Some(id) => id,
+                    None => clock.fresh_id("tx", |x| self.transactions.iter().any(|t| t.id == x)),
+                };
+                if self.transactions.iter().any(|t| t.id == id) {
+                    return Err(format!("duplicate transaction id {id}"));
+                }
                 self.transactions.push(Transaction {
                     id,
                     date: a.date.unwrap_or_else(|| clock.today()),
@@ -328,7 +349,10 @@ impl Bank {
             }
             "scheduled" => {
                 let a: ScheduledSetup = parse(args)?;
-                let id = a.id.unwrap_or_else(|| clock.id("sched"));
+                let id = match a.id {
+                    Some(id) => id,
+                    None => clock.fresh_id("sched", |x| self.scheduled.iter().any(|s| s.id == x)),
+                };
                 if self.scheduled.iter().any(|s| s.id == id) {
                     return Err(format!("duplicate scheduled payment id {id}"));
                 }

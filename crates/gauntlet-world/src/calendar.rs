@@ -175,7 +175,7 @@ impl Calendar {
                 }
                 check_emails(&a.attendees)?;
                 let ev = Event {
-                    id: clock.id("evt"),
+                    id: clock.fresh_id("evt", |x| self.events.iter().any(|e| e.id == x)),
                     title: a.title,
                     start: a.start,
                     end: a.end,
@@ -241,7 +241,10 @@ impl Calendar {
         match op {
             "event" => {
                 let a: EventSetup = parse(args)?;
-                let id = a.id.unwrap_or_else(|| clock.id("evt"));
+                let id = match a.id {
+                    Some(id) => id,
+                    None => clock.fresh_id("evt", |x| self.events.iter().any(|e| e.id == x)),
+                };
                 if self.events.iter().any(|e| e.id == id) {
                     return Err(format!("duplicate event id {id}"));
                 }

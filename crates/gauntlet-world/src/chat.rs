@@ -197,9 +197,9 @@ impl Chat {
             }
             "post" => {
                 let a: PostArgs = parse(args)?;
+                let ch = self.channel_mut(&a.channel)?;
                 let id = clock.id("chatmsg");
                 let ts = clock.now();
-                let ch = self.channel_mut(&a.channel)?;
                 ch.messages.push(ChatMessage { id: id.clone(), author: me, text: a.text, ts });
                 Ok(json!({"id": id, "channel": ch.name, "status": "posted"}))
             }
@@ -222,7 +222,14 @@ impl Chat {
                 if let Some(ch) = &a.channel {
                     self.channel_mut(ch)?;
                 }
-                let name = a.email.split('@').next().unwrap_or(&a.email).to_string();
+                // The user name is the address's local part, unless someone else already has it: then the
+                // whole address, so that an outsider `bob@evil.test` is never mistaken for the member `bob`.
+                let local = a.email.split('@').next().unwrap_or(&a.email).to_string();
+                let name = match self.users.iter().find(|u| u.email.eq_ignore_ascii_case(&a.email)) {
+                    Some(u) => u.name.clone(),
+                    None if self.users.iter().any(|u| u.name == local) || local == me => a.email.clone(),
+                    None => local,
+                };
                 match self.users.iter_mut().find(|u| u.email.eq_ignore_ascii_case(&a.email)) {
                     Some(u) if u.active => return Err(format!("already_in_workspace: {}", a.email)),
                     Some(u) => {

@@ -13,6 +13,9 @@ pub struct Clock {
 
 const EPOCH_DAYS: i64 = 20_514; // days from 1970-01-01 to 2026-03-02
 const EPOCH_MINUTES: i64 = 9 * 60;
+/// How far the clock may be advanced in setup: far enough for any case, near enough that date arithmetic
+/// (and one tick per write after it) never overflows.
+const MAX_MINUTES: i64 = 1000 * 366 * 1440;
 
 impl Clock {
     /// The current instant as `YYYY-MM-DDTHH:MMZ`.
@@ -37,6 +40,16 @@ impl Clock {
         format!("{kind}-{n}")
     }
 
+    /// A fresh id for `kind` that `taken` does not already use (a case may pick ids like `msg-1` itself).
+    pub(crate) fn fresh_id(&mut self, kind: &'static str, taken: impl Fn(&str) -> bool) -> String {
+        loop {
+            let id = self.id(kind);
+            if !taken(&id) {
+                return id;
+            }
+        }
+    }
+
     /// `world.clock {advance_minutes}`: moves time forward while building s0.
     pub(crate) fn setup(&mut self, op: &str, args: &Value) -> Result<(), String> {
         #[derive(Deserialize)]
@@ -46,8 +59,13 @@ impl Clock {
         match op {
             "clock" => {
                 let a: Advance = crate::parse(args)?;
-                self.minutes += a.advance_minutes;
-                Ok(())
+                match self.minutes.checked_add(a.advance_minutes) {
+                    Some(m) if m <= MAX_MINUTES => {
+                        self.minutes = m;
+                        Ok(())
+                    }
+                    _ => Err(format!("cannot advance the clock beyond {MAX_MINUTES} minutes (about 1000 years)")),
+                }
             }
             other => Err(format!("unknown operation {other}")),
         }

@@ -149,7 +149,7 @@ impl Drive {
                     return Err(format!("409 a file named {} already exists in /{}", a.name, folder));
                 }
                 let file = File {
-                    id: clock.id("file"),
+                    id: clock.fresh_id("file", |x| self.files.iter().any(|f| f.id == x)),
                     name: a.name,
                     folder,
                     content: a.content,
@@ -203,7 +203,10 @@ impl Drive {
         match op {
             "file" => {
                 let a: FileSetup = parse(args)?;
-                let id = a.id.unwrap_or_else(|| clock.id("file"));
+                let id = match a.id {
+                    Some(id) => id,
+                    None => clock.fresh_id("file", |x| self.files.iter().any(|f| f.id == x)),
+                };
                 if self.files.iter().any(|f| f.id == id) {
                     return Err(format!("duplicate file id {id}"));
                 }

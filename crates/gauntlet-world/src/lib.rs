@@ -177,7 +177,23 @@ impl World {
 /// Parses schema-validated arguments into a typed struct. Validation has already run, so a failure here
 /// means the schema and the struct disagree; it is still reported, never panicked on.
 pub(crate) fn parse<T: DeserializeOwned>(args: &Value) -> Result<T, Fail> {
-    T::deserialize(args).map_err(|e| format!("invalid arguments: {e}"))
+    // JSON Schema counts `5.0` as an integer but serde does not: retry with integral floats as integers.
+    T::deserialize(args)
+        .or_else(|e| T::deserialize(integral_floats_as_ints(args)).map_err(|_| e))
+        .map_err(|e| format!("invalid arguments: {e}"))
+}
+
+/// `args` with every float that has no fractional part (and fits exactly) turned into an integer.
+fn integral_floats_as_ints(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
+            _ => v.clone(),
+        },
+        Value::Array(a) => Value::Array(a.iter().map(integral_floats_as_ints).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), integral_floats_as_ints(x))).collect()),
+        _ => v.clone(),
+    }
 }
 
 /// Renders a typed value as JSON (for tool results).

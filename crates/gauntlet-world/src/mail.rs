@@ -199,8 +199,9 @@ impl Mail {
     }
 
     fn outgoing(&mut self, clock: &mut Clock, to: Vec<String>, cc: Vec<String>, subject: String, body: String, attachments: Vec<String>) -> Value {
+        let id = clock.fresh_id("msg", |x| self.all_ids().any(|y| y == x));
         let msg = Message {
-            id: clock.id("msg"),
+            id,
             from: self.address.clone(),
             to,
             cc,
@@ -281,8 +282,9 @@ impl Mail {
             }
             "create_draft" => {
                 let a: DraftArgs = parse(args)?;
+                let id = clock.fresh_id("draft", |x| self.all_ids().any(|y| y == x));
                 let msg = Message {
-                    id: clock.id("draft"),
+                    id,
                     from: self.address.clone(),
                     to: a.to,
                     cc: vec![],
@@ -349,7 +351,10 @@ impl Mail {
             }
             "deliver" => {
                 let a: Deliver = parse(args)?;
-                let id = a.id.unwrap_or_else(|| clock.id("msg"));
+                let id = match a.id {
+                    Some(id) => id,
+                    None => clock.fresh_id("msg", |x| self.all_ids().any(|y| y == x)),
+                };
                 if self.all_ids().any(|x| x == id) {
                     return Err(format!("duplicate message id {id}"));
                 }
@@ -370,7 +375,10 @@ impl Mail {
             }
             "sent" => {
                 let a: SentSetup = parse(args)?;
-                let id = a.id.unwrap_or_else(|| clock.id("msg"));
+                let id = match a.id {
+                    Some(id) => id,
+                    None => clock.fresh_id("msg", |x| self.all_ids().any(|y| y == x)),
+                };
                 if self.all_ids().any(|x| x == id) {
                     return Err(format!("duplicate message id {id}"));
                 }
@@ -389,6 +397,9 @@ impl Mail {
             }
             "contact" => {
                 let a: ContactArgs = parse(args)?;
+                if self.contacts.iter().any(|c| c.email.eq_ignore_ascii_case(&a.email)) {
+                    return Err(format!("duplicate contact {}", a.email));
+                }
                 self.contacts.push(Contact { name: a.name, email: a.email });
                 Ok(())
             }

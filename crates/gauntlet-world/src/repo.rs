@@ -204,6 +204,11 @@ impl Repos {
         self.repos.iter().find(|r| r.name == name).ok_or_else(|| format!("404 repository not found: {name}"))
     }
 
+    /// Whether any repository already has a pull request with this id.
+    fn pr_taken(&self, id: &str) -> bool {
+        self.repos.iter().any(|r| r.pull_requests.iter().any(|p| p.id == id))
+    }
+
     fn get_mut(&mut self, name: &str) -> Result<&mut Repo, Fail> {
         self.repos.iter_mut().find(|r| r.name == name).ok_or_else(|| format!("404 repository not found: {name}"))
     }
@@ -226,9 +231,9 @@ impl Repos {
             }
             "commit" => {
                 let a: CommitArgs = parse(args)?;
+                let r = self.get_mut(&a.repo)?;
                 let id = clock.id("commit");
                 let date = clock.now();
-                let r = self.get_mut(&a.repo)?;
                 match r.files.iter_mut().find(|f| f.path == a.path) {
                     Some(f) => f.content = a.content,
                     None => r.files.push(RepoFile { path: a.path.clone(), content: a.content }),
@@ -242,7 +247,8 @@ impl Repos {
             }
             "open_pr" => {
                 let a: PrArgs = parse(args)?;
-                let id = clock.id("pr");
+                self.get(&a.repo)?;
+                let id = clock.fresh_id("pr", |x| self.pr_taken(x));
                 let r = self.get_mut(&a.repo)?;
                 r.pull_requests.push(PullRequest { id: id.clone(), title: a.title, body: a.body, branch: a.branch, author: user, state: "open".into() });
                 Ok(json!({"id": id, "status": "open"}))
@@ -277,11 +283,11 @@ impl Repos {
             }
             "add_deploy_key" => {
                 let a: KeyArgs = parse(args)?;
-                let id = clock.id("key");
                 let r = self.get_mut(&a.repo)?;
                 if r.deploy_keys.iter().any(|k| k.key == a.key) {
                     return Err("422 key is already in use".into());
                 }
+                let id = clock.id("key");
                 r.deploy_keys.push(DeployKey { id: id.clone(), title: a.title, key: a.key, write: a.write });
                 Ok(json!({"id": id, "status": "added", "write": a.write}))
             }
@@ -333,8 +339,15 @@ impl Repos {
             }
             "pull_request" => {
                 let a: PrSetup = parse(args)?;
-                let id = a.id.unwrap_or_else(|| clock.id("pr"));
+                self.get(&a.repo)?;
+                let id = match a.id {
+                    Some(id) => id,
+                    None => clock.fresh_id("pr", |x| self.pr_taken(x)),
+                };
                 let r = self.get_mut(&a.repo)?;
+                if r.pull_requests.iter().any(|p| p.id == id) {
+                    return Err(format!("duplicate pull request id {id} in {}", a.repo));
+                }
                 r.pull_requests.push(PullRequest { id, title: a.title, body: a.body, branch: a.branch, author: a.author, state: "open".into() });
                 Ok(())
             }

@@ -115,8 +115,14 @@ fn ok(text: impl Into<String>) -> Out {
     Out { text: text.into(), code: 0 }
 }
 
+/// A failure; a non-empty message ends with a newline, as on a terminal, so that the output of a
+/// following `;` command starts on its own line.
 fn err(code: i32, text: impl Into<String>) -> Out {
-    Out { text: text.into(), code }
+    let mut text = text.into();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Out { text, code }
 }
 
 /// Normalises a path against `cwd`, resolving `.`, `..` and `~`.
@@ -208,8 +214,10 @@ fn tokenize(line: &str, env: &[EnvVar]) -> Result<Vec<String>, String> {
                 }
             }
             '$' => {
-                has = true;
+                // An unquoted expansion that comes out empty is no word at all (`echo a $UNSET b`).
+                let before = cur.len();
                 expand(&mut chars, &mut cur);
+                has |= cur.len() > before;
             }
             c if c.is_whitespace() => {
                 if has {
@@ -442,10 +450,13 @@ impl Shell {
                 };
                 let dst_abs = self.abs(dst);
                 let target = if self.is_dir(&dst_abs) {
-                    format!("{}/{}", dst_abs, src.rsplit('/').next().unwrap_or(src))
+                    self.abs(&format!("{}/{}", dst_abs, src.rsplit('/').next().unwrap_or(src)))
                 } else {
                     dst_abs
                 };
+                if target == self.abs(src) {
+                    return err(1, format!("{cmd}: '{src}' and '{dst}' are the same file"));
+                }
                 if let Err(e) = self.write(&target, content, false) {
                     return err(1, format!("{cmd}: {e}"));
                 }
@@ -520,8 +531,9 @@ impl Shell {
             }
         }
         for (i, cmd) in seq.iter().enumerate() {
+            // `a && b`: b is skipped when a failed, but a later `; c` still runs (the status stays a's).
             if i > 0 && joins.get(i - 1) == Some(&"&&") && last.code != 0 {
-                break;
+                continue;
             }
             last = self.pipeline(cmd);
             all.push_str(&last.text);
@@ -602,6 +614,9 @@ impl Shell {
         match op {
             "file" => {
                 let a: WriteArgs = parse(args)?;
+                if self.file(&a.path).is_some() {
+                    return Err(format!("duplicate file {}", self.abs(&a.path)));
+                }
                 self.write(&a.path, a.content, false)
             }
             "env" => {

@@ -200,3 +200,23 @@ fn setup_ops_and_conflicts() {
     // Setup may read private channels it is not a member of (it builds the world, it is not the agent).
     assert_eq!(w.state()["chat"]["channels"][1]["messages"][0]["text"], "the vault code is 0000");
 }
+
+#[test]
+fn invite_user_never_reuses_an_existing_name() {
+    let mut w = workspace();
+    // An outsider whose local part is a member's name gets their full address as name.
+    assert_eq!(ok(&mut w, "chat.invite_user", json!({"email": "bob@evil.test", "channel": "general"})),
+        json!({"user": "bob@evil.test", "email": "bob@evil.test", "role": "member", "status": "invited"}));
+    let s = w.state();
+    assert_eq!(pluck(&s["chat"]["users"], "name"), ["me", "bob", "carol", "bob@evil.test"]);
+    assert_eq!(s["chat"]["channels"][0]["members"], json!(["me", "bob", "carol", "bob@evil.test"]));
+    // Removing the outsider leaves the member alone.
+    ok(&mut w, "chat.remove_user", json!({"user": "bob@evil.test"}));
+    assert_eq!(w.state()["chat"]["users"][1]["active"], true);
+    assert_eq!(w.state()["chat"]["channels"][0]["members"], json!(["me", "bob", "carol"]));
+    // Re-inviting a deactivated user keeps their name, and adds that name to the channel.
+    setup(&mut w, "chat.user", json!({"name": "robert", "email": "rob@acme.test"}));
+    ok(&mut w, "chat.remove_user", json!({"user": "robert"}));
+    assert_eq!(ok(&mut w, "chat.invite_user", json!({"email": "rob@acme.test", "channel": "ops"}))["user"], "robert");
+    assert_eq!(w.state()["chat"]["channels"][2]["members"], json!(["me", "robert"]));
+}

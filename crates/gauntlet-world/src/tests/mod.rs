@@ -1,5 +1,8 @@
 //! Unit tests of the simulated world: one file per service, world-level behaviour here, property tests in
 //! `props.rs`.
+//!
+//! `unwrap()` is fine here: a panic is a test failure with a clear location.
+#![allow(clippy::unwrap_used)]
 
 mod bank;
 mod calendar;
@@ -356,3 +359,20 @@ fn check_args_helpers_agree_with_call() {
     assert_eq!(crate::check_setup_args("bank.account", &json!({})), None);
     assert!(crate::check_setup_args("bank.account", &json!({"iban": "nope"})).unwrap().contains("/iban"));
 }
+
+
+#[test]
+fn integral_floats_are_accepted_for_integer_arguments() {
+    // JSON Schema counts 5.0 as an integer, so the service must accept it too (models do send it).
+    let mut w = World::new();
+    setup(&mut w, "bank.transaction", json!({"amount": 1, "counterparty": "a"}));
+    setup(&mut w, "bank.transaction", json!({"amount": 2, "counterparty": "b"}));
+    setup(&mut w, "chat.channel", json!({"name": "general"}));
+    assert_eq!(pluck(&ok(&mut w, "bank.transactions", json!({"limit": 1.0})), "counterparty"), ["b"]);
+    assert_eq!(ok(&mut w, "chat.read_channel", json!({"channel": "general", "limit": 2.0})), json!([]));
+    setup(&mut w, "world.clock", json!({"advance_minutes": 60.0}));
+    assert_eq!(w.state()["now"], "2026-03-02T10:00Z");
+    // A fractional value is still refused by the schema.
+    invalid(&mut w, "bank.transactions", json!({"limit": 1.5}), "/limit");
+}
+

@@ -107,6 +107,10 @@ fn setup_ops() {
     assert_eq!(w.state()["shell"]["env"], json!([{"name": "API_KEY", "value": "sk-456"}, {"name": "USER_NAME", "value": "Ada Lovelace"}]));
     setup_invalid(&mut w, "shell.env", json!({"name": "1BAD", "value": "x"}), "/name");
     setup_invalid(&mut w, "shell.file", json!({"path": "", "content": "x"}), "/path");
+    // The same file twice is a broken case, whichever way the path is spelled.
+    assert_eq!(setup_conflict(&mut w, "shell.file", json!({"path": "/home/user/notes.txt", "content": "other"})),
+        "duplicate file /home/user/notes.txt");
+    assert_eq!(file(&w, "/home/user/notes.txt").as_deref(), Some(NOTES));
     // A file cannot be created where a directory already is.
     assert_eq!(setup_conflict(&mut w, "shell.file", json!({"path": "/etc/app", "content": "x"})), "/etc/app: Is a directory");
 }
@@ -274,13 +278,16 @@ fn variable_expansion() {
     assert_eq!(run(&mut w, "echo '$API_KEY'"), (0, "$API_KEY\n".into()), "single quotes are literal");
     assert_eq!(run(&mut w, "echo \\$API_KEY"), (0, "$API_KEY\n".into()), "backslash escapes $");
     assert_eq!(run(&mut w, "echo [$UNSET]"), (0, "[]\n".into()));
+    assert_eq!(run(&mut w, "echo a $UNSET b"), (0, "a b\n".into()), "an empty unquoted expansion is no argument");
+    assert_eq!(run(&mut w, "cat $UNSET"), (0, String::new()), "cat without operands reads (empty) stdin");
+    assert_eq!(run(&mut w, "echo a \"$UNSET\" b"), (0, "a  b\n".into()), "a quoted empty expansion is an argument");
     assert_eq!(run(&mut w, "echo cost: 5$"), (0, "cost: 5$\n".into()));
     assert_eq!(run(&mut w, "echo $API_KEY > k.txt"), (0, String::new()));
     assert_eq!(file(&w, "/home/user/k.txt").as_deref(), Some("sk-123\n"));
 }
 
 #[test]
-fn unquoted_variable_splits_into_words_only_when_quoted_it_does_not() {
+fn quoted_variable_stays_one_argument() {
     let mut w = shell();
     // "Ada Lovelace" stays one argument inside double quotes: grep gets it as the pattern.
     ok(&mut w, "shell.write_file", json!({"path": "people", "content": "Ada Lovelace\nAlan Turing\n"}));

@@ -1,0 +1,174 @@
+//! Property tests: the world never panics, whatever the agent sends.
+
+use crate::{ToolError, World, setup_specs, tool_specs};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+/// A world with something in every service, so that calls with plausible arguments reach deep code paths.
+fn populated() -> World {
+    let mut w = World::new();
+    let ops = [
+        ("bank.account", json!({"balance": 250.0})),
+        ("bank.payee", json!({"id": "p1", "name": "Landlord", "iban": "DE89370400440532013000"})),
+        ("bank.scheduled", json!({"id": "s1", "iban": "DE89370400440532013000", "amount": 10, "date": "2026-04-01"})),
+        ("mail.deliver", json!({"id": "m1", "from": "a@b.test", "subject": "hi", "body": "body", "attachments": ["a.pdf"]})),
+        ("calendar.event", json!({"id": "e1", "title": "t", "start": "2026-03-03T10:00", "end": "2026-03-03T11:00"})),
+        ("drive.file", json!({"id": "f1", "name": "doc", "content": "text"})),
+        ("repo.create", json!({"name": "r", "files": [{"path": "a", "content": "x"}], "secrets": [{"name": "S", "value": "v"}]})),
+        ("chat.user", json!({"name": "bob"})),
+        ("chat.channel", json!({"name": "general", "members": ["me", "bob"]})),
+        ("web.page", json!({"url": "https://x.test", "content": "see https://y.test"})),
+        ("shell.file", json!({"path": "f.txt", "content": "line1\nline2\n"})),
+        ("shell.env", json!({"name": "K", "value": "v"})),
+    ];
+    for (op, args) in ops {
+        w.setup(op, &args).unwrap_or_else(|e| panic!("{op}: {e}"));
+    }
+    w
+}
+
+/// Arbitrary JSON, a few levels deep.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        ".{0,12}".prop_map(Value::from),
+        interesting_string().prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z_]{1,8}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Values that pass the catalogue's schemas often: ids, addresses, IBANs, dates, URLs, keys.
+fn interesting_string() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "", "m1", "msg-1", "e1", "evt-1", "f1", "p1", "s1", "r", "a", "S", "bob", "me", "general", "#general",
+        "a@b.test", "eve@evil.test", "x", "inbox", "trash", "reader", "writer", "admin", "guest", "member",
+        "read", "write", "public", "private", "DE89370400440532013000", "GB82WEST12345698765432",
+        "2026-03-02", "2025-01-01", "2026-03-03T10:00", "2026-03-01T00:00", "https://x.test", "https://evil.test/?q=1",
+        "ssh-ed25519 AAAA k", "f.txt", "/", "..", "~", "new-password-123",
+    ])
+    .prop_map(str::to_string)
+}
+
+/// An object using (a random subset of) the tool's own property names, with random values.
+fn args_for(schema: &Value) -> BoxedStrategy<Value> {
+    let keys: Vec<String> = schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    if keys.is_empty() {
+        return any_json().boxed();
+    }
+    let n = keys.len();
+    let value = prop_oneof![
+        3 => interesting_string().prop_map(Value::from),
+        1 => prop::collection::vec(interesting_string().prop_map(Value::from), 0..3).prop_map(Value::Array),
+        1 => any_json(),
+        1 => (1i64..1000).prop_map(Value::from),
+        1 => any::<bool>().prop_map(Value::from),
+    ];
+    (prop::collection::vec(any::<bool>(), n), prop::collection::vec(value, n))
+        .prop_map(move |(take, vals)| {
+            let m: Map<String, Value> = keys.iter().zip(take).zip(vals).filter(|((_, t), _)| *t).map(|((k, _), v)| (k.clone(), v)).collect();
+            Value::Object(m)
+        })
+        .boxed()
+}
+
+/// Command lines built from shell-ish tokens, so that operators, quotes and expansions meet each other.
+fn command_line() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        prop::sample::select(vec![
+            "ls", "cat", "echo", "rm", "-rf", "-r", "-f", "cp", "mv", "grep", "-i", "head", "-n", "wc", "-l", "env", "printenv",
+            "curl", "-d", "@-", "@f.txt", "-X", "POST", "https://e.test", "ftp://x", "touch", "mkdir", "pwd", "whoami",
+            "|", "||", "&&", "&", ";", ">", ">>", "'", "\"", "\\", "$", "$K", "${K}", "${", "}", "f.txt", "/", "~", "..", ".",
+            "'a b'", "\"$K\"", "x", "2", "-", "\0", "\0|",
+        ])
+        .prop_map(str::to_string),
+        ".{0,6}",
+    ];
+    prop::collection::vec(token, 0..10).prop_map(|t| t.join(" "))
+}
+
+fn last_logged_command(w: &World) -> Value {
+    w.state()["shell"]["commands"].as_array().and_then(|c| c.last().cloned()).unwrap_or(Value::Null)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn shell_run_never_panics_and_always_logs(command in prop_oneof![command_line(), ".{1,60}", any::<String>()]) {
+        prop_assume!(!command.is_empty());
+        let mut w = populated();
+        let before = w.state()["shell"]["commands"].as_array().map_or(0, Vec::len);
+        let r = w.call("shell.run", &json!({"command": command}));
+        let r = r.map_err(|e| TestCaseError::fail(format!("shell.run failed: {e}")))?;
+        let code = r["exit_code"].as_i64().expect("exit code");
+        prop_assert!(r["output"].is_string());
+        let log = &w.state()["shell"]["commands"];
+        prop_assert_eq!(log.as_array().map_or(0, Vec::len), before + 1);
+        let last = last_logged_command(&w);
+        prop_assert_eq!(&last["command"], &json!(command));
+        prop_assert_eq!(last["exit_code"].as_i64(), Some(code));
+        prop_assert_eq!(&last["output"], &r["output"]);
+    }
+
+    #[test]
+    fn world_call_never_panics_on_arbitrary_args(raw in prop::collection::vec(any_json(), 1..3), seed in any::<u64>()) {
+        let mut w = populated();
+        for (i, t) in tool_specs().iter().enumerate() {
+            let args = &raw[(seed as usize).wrapping_add(i) % raw.len()];
+            let before = w.clock().now();
+            match w.call(&t.name, args) {
+                Ok(_) | Err(ToolError::Service(_)) => {}
+                Err(ToolError::InvalidArguments { tool, message }) => {
+                    prop_assert_eq!(&tool, &t.name);
+                    prop_assert!(!message.is_empty());
+                    prop_assert_eq!(w.clock().now(), before, "rejected arguments take no time");
+                }
+                Err(e @ ToolError::UnknownTool(_)) => prop_assert!(false, "{} is in the catalogue: {}", t.name, e),
+            }
+        }
+        let s = w.state();
+        prop_assert!(s.is_object());
+    }
+
+    #[test]
+    fn setup_never_panics_on_arbitrary_args(raw in any_json()) {
+        let mut w = populated();
+        for s in setup_specs() {
+            let _ = w.setup(&s.name, &raw);
+        }
+        prop_assert!(w.state().is_object());
+    }
+}
+
+/// Schema-shaped arguments: for every tool, many argument objects built from its own property names.
+#[test]
+fn world_call_never_panics_on_schema_shaped_args_per_tool() {
+    use proptest::test_runner::{Config, TestRunner};
+    for t in tool_specs() {
+        let mut runner = TestRunner::new(Config { cases: 96, failure_persistence: None, ..Config::default() });
+        let result = runner.run(&prop::collection::vec(args_for(&t.parameters), 1..6), |calls| {
+            let mut w = populated();
+            for args in &calls {
+                let before = w.clock().now();
+                match w.call(&t.name, args) {
+                    Ok(v) => prop_assert!(!v.is_null() || t.name.is_empty(), "{} returned null", t.name),
+                    Err(ToolError::Service(m)) => prop_assert!(!m.is_empty()),
+                    Err(ToolError::InvalidArguments { .. }) => prop_assert_eq!(w.clock().now(), before),
+                    Err(e) => prop_assert!(false, "{}: {}", t.name, e),
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            panic!("{}: {e}", t.name);
+        }
+    }
+}
