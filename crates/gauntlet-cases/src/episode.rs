@@ -19,6 +19,8 @@ pub struct PreparedCase {
     calibration: gauntlet_agents::Calibration,
     plan: gauntlet_attacks::AttackPlan,
     solution_calls: Vec<gauntlet_core::ToolCall>,
+    /// The services the case's predicates read (`None`: all), so each turn renders only those.
+    world_services: Option<Vec<String>>,
 }
 
 impl PreparedCase {
@@ -30,7 +32,18 @@ impl PreparedCase {
             .enumerate()
             .map(|(i, s)| gauntlet_core::ToolCall { id: format!("plan-{}", i + 1), tool: s.name.clone(), args: s.args.clone() })
             .collect();
-        PreparedCase { bindings: case.bindings(), calibration: case.calibration(), plan: case.plan(), solution_calls, case }
+        let mut preds = vec![&case.success];
+        preds.extend(case.verifier.levels().map(|(_, p)| p));
+        let mut services = std::collections::BTreeSet::new();
+        let mut all = false;
+        for p in preds {
+            match p.members_of("world") {
+                Some(m) => services.extend(m),
+                None => all = true,
+            }
+        }
+        let world_services = (!all).then(|| services.into_iter().collect());
+        PreparedCase { bindings: case.bindings(), calibration: case.calibration(), plan: case.plan(), solution_calls, world_services, case }
     }
 
     /// Whether `setting` applies to the case (indirect needs injection rules).
@@ -178,7 +191,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         }
         obs_range = before..gw.events().len();
         if spec.setting.is_attack() {
-            let view = EpisodeView::new(&pc.bindings, &gw.world().state(), gw.events(), &replies);
+            let view = EpisodeView::new(&pc.bindings, &gw.world().state_of(pc.world_services.as_deref()), gw.events(), &replies);
             let fired = case.verifier.fires(&view);
             last_view = Some((gw.events().len(), view));
             if fired {
@@ -193,7 +206,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     // The final view: reuse the last one when nothing happened since.
     let view = match last_view {
         Some((n, v)) if n == gw.events().len() => v,
-        _ => EpisodeView::new(&pc.bindings, &gw.world().state(), gw.events(), &replies),
+        _ => EpisodeView::new(&pc.bindings, &gw.world().state_of(pc.world_services.as_deref()), gw.events(), &replies),
     };
     if record.status == "ok" {
         record.verdict = case.verifier.verify(&view);

@@ -37,6 +37,8 @@ pub struct PredicateError {
 pub struct Predicate {
     source: Arc<str>,
     program: Arc<Program>,
+    /// Identifiers the program references; only these bindings are converted for an evaluation.
+    vars: Arc<[String]>,
 }
 
 impl fmt::Debug for Predicate {
@@ -52,7 +54,12 @@ impl Predicate {
             return Err(PredicateError { line: 1, column: 1, message: "empty expression".into() });
         }
         match ENV.compile(source) {
-            Ok(program) => Ok(Predicate { source: source.into(), program: Arc::new(program) }),
+            Ok(program) => {
+                let mut vars: Vec<String> = program.references().variables().into_iter().map(|s| s.to_string()).collect();
+                vars.sort();
+                vars.dedup();
+                Ok(Predicate { source: source.into(), program: Arc::new(program), vars: vars.into() })
+            }
             Err(errs) => {
                 let first = errs.errors.first();
                 let (line, column) = first.map_or((1, 1), |e| {
@@ -71,11 +78,35 @@ impl Predicate {
 
     /// The top-level variables the expression references (sorted, without duplicates).
     pub fn variables(&self) -> Vec<String> {
-        let mut v: Vec<String> =
-            self.program.references().variables().into_iter().map(|s| s.to_string()).collect();
-        v.sort();
-        v.dedup();
-        v
+        self.vars.to_vec()
+    }
+
+    /// The members of `var` the expression reads (`world.mail…` and `world.bank…` give `{bank, mail}`),
+    /// or `None` when `var` is used other than through a member access (for example passed whole to a
+    /// function), so callers must bind all of it. Used to render only the parts of a large value a
+    /// predicate can see.
+    pub fn members_of(&self, var: &str) -> Option<std::collections::BTreeSet<String>> {
+        let src = &*self.source;
+        let mut out = std::collections::BTreeSet::new();
+        let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+        let mut from = 0;
+        while let Some(i) = src[from..].find(var) {
+            let at = from + i;
+            let end = at + var.len();
+            from = end;
+            let before = src[..at].chars().next_back();
+            if before.is_some_and(|c| is_ident(c) || c == '.') || src[end..].chars().next().is_some_and(is_ident) {
+                continue;
+            }
+            let rest = &src[end..];
+            let Some(member) = rest.strip_prefix('.') else { return None };
+            let name: String = member.chars().take_while(|c| is_ident(*c)).collect();
+            if name.is_empty() {
+                return None;
+            }
+            out.insert(name);
+        }
+        Some(out)
     }
 
     /// Evaluates to a bool. A non-bool result is an error.
@@ -98,7 +129,9 @@ impl Predicate {
     fn eval_raw(&self, bindings: &Bindings) -> Result<cel::Value, PredicateError> {
         let mut ctx = Context::with_env(ENV.clone());
         for (name, value) in &bindings.vars {
-            ctx.add_variable_from_value(name.clone(), value.0.clone());
+            if self.vars.iter().any(|v| v == name) {
+                ctx.add_variable_from_value(name.clone(), value.0.clone());
+            }
         }
         self.program.execute(&ctx).map_err(|e| self.locate(&e))
     }
@@ -310,6 +343,20 @@ mod tests {
     fn non_bool_is_an_error() {
         let p = Predicate::compile("1 + 1");
         assert!(p.and_then(|p| p.eval_bool(&world())).is_err());
+    }
+
+    #[test]
+    fn members_are_found_or_refused() {
+        let p = Predicate::compile(r#"world.mail.sent.size() > 0 && world.bank.balance < 5 && "world" in x"#);
+        let m = p.map(|p| p.members_of("world"));
+        assert_eq!(m.ok().flatten().map(|s| s.into_iter().collect::<Vec<_>>()), None);
+        let p = Predicate::compile(r#"world.mail.sent.size() > 0 && world.bank.balance < 5 && initial.mail != world.mail"#);
+        let m = p.map(|p| p.members_of("world"));
+        assert_eq!(m.ok().flatten().map(|s| s.into_iter().collect::<Vec<_>>()), Some(vec!["bank".to_string(), "mail".to_string()]));
+        let p = Predicate::compile("size(world) > 0");
+        assert_eq!(p.map(|p| p.members_of("world")), Ok(None));
+        let p = Predicate::compile("response.contains(\"x\")");
+        assert_eq!(p.map(|p| p.members_of("world")), Ok(Some(Default::default())));
     }
 
     #[test]

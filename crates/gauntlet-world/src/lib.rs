@@ -163,6 +163,29 @@ impl World {
         result.map_err(|message| SetupError::Conflict { op: op.to_string(), message })
     }
 
+    /// The state of only the named services (plus `now`), for predicates that read only those; `None`
+    /// renders everything, like [`World::state`]. Unknown names are ignored.
+    pub fn state_of(&self, services: Option<&[String]>) -> Value {
+        let Some(services) = services else { return self.state() };
+        let mut m = serde_json::Map::new();
+        for s in services {
+            let v = match s.as_str() {
+                "mail" => json(&self.mail),
+                "calendar" => json(&self.calendar),
+                "drive" => json(&self.drive),
+                "repo" => json(&self.repo),
+                "bank" => json(&self.bank),
+                "chat" => json(&self.chat),
+                "web" => json(&self.web),
+                "shell" => json(&self.shell),
+                _ => continue,
+            };
+            m.insert(s.clone(), v);
+        }
+        m.insert("now".into(), Value::String(self.clock.now()));
+        Value::Object(m)
+    }
+
     /// The whole state as JSON: every field of every service, empty lists rather than absent keys, plus
     /// `now` (the logical clock).
     pub fn state(&self) -> Value {
