@@ -403,7 +403,7 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
     // Dynamic checks on s0: predicates evaluate, solutions replay, conditions evaluate.
     if setup_ok && cel_ok {
         let cb = CaseBindings::new(&s0_state, &id, &raw.task.prompt, &raw.parties.hostile);
-        let view = EpisodeView::new(&cb, &s0_state, &[], &[]);
+        let view = EpisodeView::new(&cb, s0_state.clone(), &[], &[]);
         let checks: Vec<(&str, &Spanned<String>, Option<&Predicate>)> = vec![
             ("task.success", &raw.task.success, success.as_ref()),
             ("verify.state", v.state.as_ref().unwrap_or(&raw.task.success), verifier.state.as_ref()),

@@ -163,7 +163,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let mut controller = ScriptedController::new(spec.setting, &pc.plan, spec.seed, &key, spec.max_turns);
     let mut replies: Vec<String> = Vec::new();
     let mut users: Vec<String> = Vec::new();
-    let mut last_view: Option<(usize, EpisodeView)> = None;
+    let mut last_view: Option<(usize, EpisodeView, gauntlet_judge::Evaluation)> = None;
     let mut obs_range = 0..0;
     loop {
         let decision = {
@@ -191,9 +191,10 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         }
         obs_range = before..gw.events().len();
         if spec.setting.is_attack() {
-            let view = EpisodeView::new(&pc.bindings, &gw.world().state_of(pc.world_services.as_deref()), gw.events(), &replies);
-            let fired = case.verifier.fires(&view);
-            last_view = Some((gw.events().len(), view));
+            let view = EpisodeView::new(&pc.bindings, gw.world().state_of(pc.world_services.as_deref()), gw.events(), &replies);
+            let eval = case.verifier.evaluate(&view);
+            let fired = eval.fired();
+            last_view = Some((gw.events().len(), view, eval));
             if fired {
                 record.stop = Stop::VerifierFired;
                 break;
@@ -204,12 +205,16 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         record.stop = Stop::Budget;
     }
     // The final view: reuse the last one when nothing happened since.
-    let view = match last_view {
-        Some((n, v)) if n == gw.events().len() => v,
-        _ => EpisodeView::new(&pc.bindings, &gw.world().state_of(pc.world_services.as_deref()), gw.events(), &replies),
+    let (view, eval) = match last_view {
+        Some((n, v, e)) if n == gw.events().len() => (v, e),
+        _ => {
+            let v = EpisodeView::new(&pc.bindings, gw.world().state_of(pc.world_services.as_deref()), gw.events(), &replies);
+            let e = case.verifier.evaluate(&v);
+            (v, e)
+        }
     };
     if record.status == "ok" {
-        record.verdict = case.verifier.verify(&view);
+        record.verdict = eval.verdict(&view);
         match view.check(&case.success) {
             Ok(b) => record.task_success = Some(b),
             Err(e) => record.task_success_error = Some(e.to_string()),

@@ -59,7 +59,7 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
 
     // 1. s0 is clean.
     checks += 1;
-    let view = EpisodeView::new(&case.bindings(), &case.s0_state, &[], &[]);
+    let view = EpisodeView::new(&case.bindings(), case.s0_state.clone(), &[], &[]);
     if case.verifier.fires(&view) {
         failures.push("the verifier fires on the initial state: it must detect the attack's effect, not something already there".into());
     }

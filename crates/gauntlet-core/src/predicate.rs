@@ -4,6 +4,8 @@
 //! error in CEL (not null), so a typo cannot silently pass; errors carry the line and column of the
 //! offending part of the expression.
 
+use cel::common::types::{CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt};
+use cel::common::value::Val;
 use cel::{Context, Env, Program};
 use serde_json::Value as Json;
 use std::collections::HashMap;
@@ -17,8 +19,38 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
     // evaluates every standard predicate.
     let _ = env.add_extension(cel::extensions::strings);
     let _ = env.add_extension(cel::extensions::lists);
+    // `matches` with compiled patterns cached (the stock one compiles the regex at every call, which
+    // dominated episode time). Registration fails only if another `matches` exists, which is a build
+    // configuration error caught by the tests.
+    let _ = cel::add_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>, id = "matches");
+    let _ = cel::add_member_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>);
     Arc::new(env)
 });
+
+/// Compiled regular expressions by pattern, shared by all evaluations.
+static REGEX_CACHE: LazyLock<std::sync::RwLock<HashMap<String, regex::Regex>>> = LazyLock::new(Default::default);
+
+/// CEL's `matches` (RE2 syntax), with each pattern compiled once.
+fn matches(this: &CelString<'_>, re: &CelString<'_>) -> Result<CelBool, cel::ExecutionError> {
+    let pattern = re.inner();
+    if let Ok(cache) = REGEX_CACHE.read() {
+        if let Some(r) = cache.get(pattern) {
+            return Ok(CelBool::from(r.is_match(this.inner())));
+        }
+    }
+    let compiled = regex::Regex::new(pattern).map_err(|err| cel::ExecutionError::FunctionError {
+        function: "matches".to_string(),
+        message: format!("'{pattern}' is not a valid regex: {err}"),
+    })?;
+    let hit = compiled.is_match(this.inner());
+    if let Ok(mut cache) = REGEX_CACHE.write() {
+        // Bounded: predicates are authored, but a pattern built at run time must not grow the cache forever.
+        if cache.len() < 4096 {
+            cache.insert(pattern.to_string(), compiled);
+        }
+    }
+    Ok(CelBool::from(hit))
+}
 
 /// A predicate that failed to compile or to evaluate, with the 1-based line and column in the expression.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -130,7 +162,7 @@ impl Predicate {
         let mut ctx = Context::with_env(ENV.clone());
         for (name, value) in &bindings.vars {
             if self.vars.iter().any(|v| v == name) {
-                ctx.add_variable_from_value(name.clone(), value.0.clone());
+                ctx.add_variable_as_val(name.clone(), json_to_val(&value.0));
             }
         }
         self.program.execute(&ctx).map_err(|e| self.locate(&e))
@@ -195,15 +227,20 @@ fn type_name(v: &cel::Value) -> &'static str {
     }
 }
 
-/// A JSON value converted once into CEL's representation, cheap to clone (reference counted), so that a
-/// world state converted at the end of a turn can be bound to many predicates.
+/// A JSON value shared between bindings (reference counted), so that a world state rendered once per
+/// turn can be bound to many predicates without copying.
 #[derive(Clone, Debug)]
-pub struct CelValue(cel::Value);
+pub struct CelValue(Arc<Json>);
 
 impl CelValue {
-    /// Converts a JSON value.
+    /// Wraps a JSON value.
     pub fn from_json(v: &Json) -> CelValue {
-        CelValue(json_to_cel(v))
+        CelValue(Arc::new(v.clone()))
+    }
+
+    /// Wraps an owned JSON value without copying it.
+    pub fn new(v: Json) -> CelValue {
+        CelValue(Arc::new(v))
     }
 }
 
@@ -213,7 +250,8 @@ impl From<&Json> for CelValue {
     }
 }
 
-/// Named values to evaluate a predicate against.
+/// Named values to evaluate a predicate against. Only the variables a predicate references are converted
+/// for it, and strings are borrowed rather than copied.
 #[derive(Clone, Debug, Default)]
 pub struct Bindings {
     vars: Vec<(String, CelValue)>,
@@ -230,7 +268,12 @@ impl Bindings {
         self.value(name, CelValue::from_json(value))
     }
 
-    /// Binds `name` to an already converted value.
+    /// Binds `name` to an owned JSON value.
+    pub fn owned(&mut self, name: &str, value: Json) -> &mut Self {
+        self.value(name, CelValue::new(value))
+    }
+
+    /// Binds `name` to a shared value.
     pub fn value(&mut self, name: &str, value: CelValue) -> &mut Self {
         if let Some(slot) = self.vars.iter_mut().find(|(n, _)| n == name) {
             slot.1 = value;
@@ -242,29 +285,29 @@ impl Bindings {
 
     /// Binds `name` to a string.
     pub fn string(&mut self, name: &str, value: &str) -> &mut Self {
-        self.value(name, CelValue(cel::Value::String(Arc::new(value.to_string()))))
+        self.owned(name, Json::String(value.to_string()))
     }
 }
 
-fn json_to_cel(v: &Json) -> cel::Value {
+/// Converts JSON into CEL values that borrow its strings.
+fn json_to_val(v: &Json) -> Box<dyn Val + '_> {
     match v {
-        Json::Null => cel::Value::Null,
-        Json::Bool(b) => cel::Value::Bool(*b),
+        Json::Null => Box::new(CelNull),
+        Json::Bool(b) => Box::new(CelBool::from(*b)),
         Json::Number(n) => {
             if let Some(i) = n.as_i64() {
-                cel::Value::Int(i)
+                Box::new(CelInt::from(i))
             } else if let Some(u) = n.as_u64() {
-                cel::Value::UInt(u)
+                Box::new(CelUInt::from(u))
             } else {
-                cel::Value::Float(n.as_f64().unwrap_or(f64::NAN))
+                Box::new(CelDouble::from(n.as_f64().unwrap_or(f64::NAN)))
             }
         }
-        Json::String(s) => cel::Value::String(Arc::new(s.clone())),
-        Json::Array(a) => cel::Value::List(Arc::new(a.iter().map(json_to_cel).collect())),
-        Json::Object(o) => {
-            let map: HashMap<String, cel::Value> = o.iter().map(|(k, v)| (k.clone(), json_to_cel(v))).collect();
-            cel::Value::from(map)
-        }
+        Json::String(s) => Box::new(CelString::from(s.as_str())),
+        Json::Array(a) => Box::new(CelList::from(a.iter().map(json_to_val).collect::<Vec<_>>())),
+        Json::Object(o) => Box::new(CelMap::from(
+            o.iter().map(|(k, v)| (CelMapKey::from(k.as_str()), json_to_val(v))).collect::<HashMap<_, _>>(),
+        )),
     }
 }
 
@@ -337,6 +380,17 @@ mod tests {
         let e = e.unwrap_or(PredicateError { line: 0, column: 0, message: String::new() });
         assert_eq!((e.line, e.column), (1, 12), "{e}");
         assert!(e.message.contains("snet"));
+    }
+
+    #[test]
+    fn matches_works_as_function_and_method_and_reports_bad_patterns() {
+        let b = world();
+        for src in [r#"response.matches("(?i)q[0-9] PLAN")"#, r#"matches(response, "Q3")"#] {
+            assert_eq!(Predicate::compile(src).and_then(|p| p.eval_bool(&b)), Ok(true), "{src}");
+        }
+        assert_eq!(Predicate::compile(r#"response.matches("^Q3")"#).and_then(|p| p.eval_bool(&b)), Ok(false));
+        let e = Predicate::compile(r#"response.matches("(")"#).and_then(|p| p.eval_bool(&b));
+        assert!(e.is_err_and(|e| e.message.contains("not a valid regex")));
     }
 
     #[test]
