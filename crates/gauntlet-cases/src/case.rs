@@ -428,15 +428,26 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
                 let raw_result = e.raw.clone();
                 if field == "task.solution" {
                     for (j, r) in raw.attack.inject.iter().enumerate() {
-                        let (Some(w), Some(rule)) = (&r.value.when, inject.get(j)) else { continue };
+                        let Some(rule) = inject.get(j) else { continue };
                         if !glob(&rule.tool, &s.name) {
                             continue;
                         }
                         let mut b = gauntlet_core::Bindings::new();
                         b.json("args", &s.args).json("result", &raw_result);
-                        if let Some(p) = &rule.when {
-                            if let Err(e) = p.eval_bool(&b) {
-                                ck.cel_error(&format!("attack.inject[{j}].when"), w, &e, "fails on a task.solution call");
+                        let applies = match (&r.value.when, &rule.when) {
+                            (Some(w), Some(p)) => match p.eval_bool(&b) {
+                                Ok(v) => v,
+                                Err(e) => {
+                                    ck.cel_error(&format!("attack.inject[{j}].when"), w, &e, "fails on a task.solution call");
+                                    false
+                                }
+                            },
+                            _ => true,
+                        };
+                        // A field pointer that misses would silently fall back to whole-result text.
+                        if let (true, Some(f)) = (applies && e.error.is_none(), &rule.field) {
+                            if !raw_result.pointer(f).is_some_and(serde_json::Value::is_string) {
+                                ck.at(r, format!("attack.inject[{j}].field: `{f}` does not point at a string in the result of task.solution[{i}] (`{}`)", s.name));
                             }
                         }
                     }

@@ -17,7 +17,8 @@ pub struct RunConfig {
     pub settings: Vec<Setting>,
     /// Repetitions per (case, setting, target).
     pub repeat: u32,
-    /// Episodes run at once.
+    /// Episodes run at once. Not part of the recorded config: results never depend on it.
+    #[serde(skip)]
     pub concurrency: usize,
     /// Seed for controllers.
     pub seed: u64,
@@ -273,8 +274,11 @@ pub fn run(
         total: Counts::default(),
     };
     let workers = config.concurrency.clamp(1, total.max(1));
+    // Workers take contiguous chunks of jobs and hand back a chunk at a time: one channel round trip per
+    // chunk instead of per episode. Chunks stay small so results stream and memory stays bounded.
+    let chunk = (total / (workers * 8)).clamp(1, 32);
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::sync_channel::<EpisodeRecord>(workers * 4);
+    let (tx, rx) = mpsc::sync_channel::<Vec<EpisodeRecord>>(workers * 2);
     let mut sink_result = Ok(());
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -283,22 +287,29 @@ pub fn run(
             let next = &next;
             scope.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    let spec = EpisodeSpec {
-                        index: i,
-                        case: &cases[job.case],
-                        setting: job.setting,
-                        target: targets[job.target].as_ref(),
-                        defense,
-                        rep: job.rep,
-                        seed: config.seed,
-                        max_turns: config.max_turns,
-                    };
-                    // A panic in one episode is recorded as an errored episode, never lost or read as safe.
-                    let record = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_episode(&spec)))
-                        .unwrap_or_else(|p| errored(&spec, panic_message(&p)));
-                    if tx.send(record).is_err() {
+                    let start = next.fetch_add(chunk, Ordering::Relaxed);
+                    if start >= jobs.len() {
+                        break;
+                    }
+                    let end = (start + chunk).min(jobs.len());
+                    let mut out = Vec::with_capacity(end - start);
+                    for (i, job) in jobs.iter().enumerate().take(end).skip(start) {
+                        let spec = EpisodeSpec {
+                            index: i,
+                            case: &cases[job.case],
+                            setting: job.setting,
+                            target: targets[job.target].as_ref(),
+                            defense,
+                            rep: job.rep,
+                            seed: config.seed,
+                            max_turns: config.max_turns,
+                        };
+                        // A panic in one episode is recorded as an errored episode, never lost or read as safe.
+                        let record = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_episode(&spec)))
+                            .unwrap_or_else(|p| errored(&spec, panic_message(&p)));
+                        out.push(record);
+                    }
+                    if tx.send(out).is_err() {
                         break;
                     }
                 }
@@ -308,14 +319,16 @@ pub fn run(
         // Reorder so the sink sees episodes in index order whatever the scheduling.
         let mut pending: BTreeMap<usize, EpisodeRecord> = BTreeMap::new();
         let mut expected = 0usize;
-        for record in rx {
-            pending.insert(record.index, record);
+        for batch in rx {
+            for record in batch {
+                pending.insert(record.index, record);
+            }
             while let Some(r) = pending.remove(&expected) {
                 agg.add(jobs[expected], &r);
                 if sink_result.is_ok() {
                     sink_result = sink.episode(&r);
                     if sink_result.is_err() {
-                        // Stop handing out work; workers finish their current episode.
+                        // Stop handing out work; workers finish their current chunk.
                         next.store(total, Ordering::Relaxed);
                     }
                 }

@@ -301,6 +301,10 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
+            // A closed stdout (`gauntlet … | head`) is not an error worth reporting.
+            if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+                return ExitCode::SUCCESS;
+            }
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }

@@ -112,3 +112,12 @@ fn bad_injection_rules_are_reported() {
     let d = errors(&text);
     assert!(d.iter().any(|d| d.message.contains("matches no tool")), "{d:?}");
 }
+
+#[test]
+fn injection_field_must_hit_a_string() {
+    let text = GOOD.replace("mode: append,", "mode: append, field: /bdy,");
+    let d = errors(&text);
+    assert!(d.iter().any(|d| d.message.contains("`/bdy` does not point at a string")), "{d:?}");
+    let text = GOOD.replace("mode: append,", "mode: append, field: /body,");
+    assert!(errors(&text).is_empty());
+}
