@@ -5,7 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -22,21 +24,35 @@ fn embed(root: &Path, dir: &str, name: &str) -> String {
     let mut files = Vec::new();
     collect(&base, &mut files);
     files.sort();
-    let mut s = format!("/// Embedded files of `{dir}`: (path relative to the repository, contents).\npub static {name}: &[(&str, &str)] = &[\n");
+    let mut s = format!(
+        "/// Embedded files of `{dir}`: (path relative to the repository, contents).\npub static {name}: &[(&str, &str)] = &[\n"
+    );
     for f in files {
-        let rel = f.strip_prefix(root).unwrap_or(&f).to_string_lossy().replace('\\', "/");
-        s.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", f.display().to_string()));
+        let rel = f
+            .strip_prefix(root)
+            .unwrap_or(&f)
+            .to_string_lossy()
+            .replace('\\', "/");
+        s.push_str(&format!(
+            "    ({rel:?}, include_str!({:?})),\n",
+            f.display().to_string()
+        ));
     }
     s.push_str("];\n");
     s
 }
 
 fn main() {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
-    let root = manifest.join("../..").canonicalize().unwrap_or(manifest.join("../.."));
+    let manifest =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
+    let root = manifest
+        .join("../..")
+        .canonicalize()
+        .unwrap_or(manifest.join("../.."));
     let mut code = embed(&root, "suites/builtin", "BUILTIN_SUITE");
     code.push_str(&embed(&root, "catalog/taxonomy", "TAXONOMY_FILES"));
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("embedded.rs");
+    let out =
+        PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("embedded.rs");
     if let Err(e) = fs::write(&out, code) {
         panic!("cannot write {}: {e}", out.display());
     }

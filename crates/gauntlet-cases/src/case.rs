@@ -164,9 +164,17 @@ impl Case {
     pub fn calibration(&self) -> Calibration {
         Calibration {
             task_prompt: self.prompt.clone(),
-            task_solution: self.task_solution.iter().map(|s| (s.name.clone(), s.args.clone())).collect(),
+            task_solution: self
+                .task_solution
+                .iter()
+                .map(|s| (s.name.clone(), s.args.clone()))
+                .collect(),
             task_answer: self.answer.clone(),
-            attack_solution: self.attack_solution.iter().map(|s| (s.name.clone(), s.args.clone())).collect(),
+            attack_solution: self
+                .attack_solution
+                .iter()
+                .map(|s| (s.name.clone(), s.args.clone()))
+                .collect(),
             hostile: self.hostile.clone(),
         }
     }
@@ -177,7 +185,11 @@ impl Case {
             task_prompt: self.prompt.clone(),
             goal: self.goal.clone(),
             openers: self.openers.clone(),
-            sinks: self.attack_solution.iter().map(|s| (s.name.clone(), s.args.clone())).collect(),
+            sinks: self
+                .attack_solution
+                .iter()
+                .map(|s| (s.name.clone(), s.args.clone()))
+                .collect(),
         }
     }
 }
@@ -196,7 +208,11 @@ impl Checker<'_> {
     }
 
     fn line(&mut self, line: usize, msg: impl Into<String>) {
-        let col = self.text.lines().nth(line.saturating_sub(1)).map_or(1, |l| l.len() - l.trim_start().len() + 1);
+        let col = self
+            .text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .map_or(1, |l| l.len() - l.trim_start().len() + 1);
         self.diags.push(Diagnostic::new(self.file, line, col, msg));
     }
 
@@ -213,7 +229,12 @@ impl Checker<'_> {
 
     fn cel_error(&mut self, field: &str, s: &Spanned<String>, e: &PredicateError, what: &str) {
         let (line, col) = cel_position(self.text, s, e);
-        self.diags.push(Diagnostic::new(self.file, line, col, format!("{field}: CEL {what}: {}", e.message)));
+        self.diags.push(Diagnostic::new(
+            self.file,
+            line,
+            col,
+            format!("{field}: CEL {what}: {}", e.message),
+        ));
     }
 
     /// Checks a list of `name: {args}` steps against the tool catalogue (or the setup catalogue).
@@ -222,39 +243,75 @@ impl Checker<'_> {
         for (i, s) in steps.iter().enumerate() {
             let (line, _) = pos(s);
             if s.value.len() != 1 {
-                self.at(s, format!("{field}[{i}]: each step is a map with exactly one key, `name: {{args}}`"));
+                self.at(
+                    s,
+                    format!(
+                        "{field}[{i}]: each step is a map with exactly one key, `name: {{args}}`"
+                    ),
+                );
                 continue;
             }
-            let Some((name, args)) = s.value.iter().next() else { continue };
-            let args = if args.is_null() { Value::Object(Default::default()) } else { args.clone() };
+            let Some((name, args)) = s.value.iter().next() else {
+                continue;
+            };
+            let args = if args.is_null() {
+                Value::Object(Default::default())
+            } else {
+                args.clone()
+            };
             let known = if setup {
-                gauntlet_world::setup_specs().iter().any(|o| o.name == *name)
+                gauntlet_world::setup_specs()
+                    .iter()
+                    .any(|o| o.name == *name)
             } else {
                 gauntlet_world::tool_spec(name).is_some()
             };
             if !known {
                 let what = if setup { "setup operation" } else { "tool" };
                 let service = name.split_once('.').map_or(name.as_str(), |(s, _)| s);
-                let services = ["mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell", "world"];
+                let services = [
+                    "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell", "world",
+                ];
                 let hint = if services.contains(&service) {
                     let names: Vec<String> = if setup {
-                        gauntlet_world::setup_specs().iter().filter(|o| o.name.starts_with(&format!("{service}."))).map(|o| o.name.clone()).collect()
+                        gauntlet_world::setup_specs()
+                            .iter()
+                            .filter(|o| o.name.starts_with(&format!("{service}.")))
+                            .map(|o| o.name.clone())
+                            .collect()
                     } else {
-                        gauntlet_world::tool_specs().iter().filter(|t| t.service() == service).map(|t| t.name.clone()).collect()
+                        gauntlet_world::tool_specs()
+                            .iter()
+                            .filter(|t| t.service() == service)
+                            .map(|t| t.name.clone())
+                            .collect()
                     };
                     format!("; {service} has: {}", names.join(", "))
                 } else {
-                    format!("; unknown service `{service}` (services: mail, calendar, drive, repo, bank, chat, web, shell)")
+                    format!(
+                        "; unknown service `{service}` (services: mail, calendar, drive, repo, bank, chat, web, shell)"
+                    )
                 };
                 self.line(line, format!("{field}[{i}]: unknown {what} `{name}`{hint}"));
                 continue;
             }
-            let bad = if setup { gauntlet_world::check_setup_args(name, &args) } else { gauntlet_world::check_tool_args(name, &args) };
+            let bad = if setup {
+                gauntlet_world::check_setup_args(name, &args)
+            } else {
+                gauntlet_world::check_tool_args(name, &args)
+            };
             if let Some(msg) = bad {
-                self.line(line, format!("{field}[{i}]: arguments of `{name}` do not match its schema: {msg}"));
+                self.line(
+                    line,
+                    format!("{field}[{i}]: arguments of `{name}` do not match its schema: {msg}"),
+                );
                 continue;
             }
-            out.push(CallStep { name: name.clone(), args, line });
+            out.push(CallStep {
+                name: name.clone(),
+                args,
+                line,
+            });
         }
         out
     }
@@ -273,7 +330,10 @@ fn cel_position(text: &str, s: &Spanned<String>, e: &PredicateError) -> (usize, 
     match first {
         Some('|') | Some('>') => {
             let l = line + e.line;
-            let indent = text.lines().nth(l.saturating_sub(1)).map_or(0, |t| t.len() - t.trim_start().len());
+            let indent = text
+                .lines()
+                .nth(l.saturating_sub(1))
+                .map_or(0, |t| t.len() - t.trim_start().len());
             (l, indent + e.column)
         }
         Some('\'') | Some('"') if e.line == 1 => (line, col + e.column),
@@ -287,17 +347,30 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
     let raw: RawCase = match serde_saphyr::from_str(text) {
         Ok(r) => r,
         Err(e) => {
-            let (line, col) = e.location().map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
+            let (line, col) = e
+                .location()
+                .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
             let msg = e.without_snippet().to_string();
             let msg = msg.lines().next().unwrap_or("invalid YAML").to_string();
             return Err(vec![Diagnostic::new(file, line, col, msg)]);
         }
     };
-    let mut ck = Checker { file, text, diags: Vec::new() };
+    let mut ck = Checker {
+        file,
+        text,
+        diags: Vec::new(),
+    };
 
     let id = raw.id.value.clone();
-    if id.is_empty() || !id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_')) {
-        ck.at(&raw.id, format!("id `{id}` must be non-empty lowercase letters, digits, `.`, `-` or `_`"));
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_'))
+    {
+        ck.at(
+            &raw.id,
+            format!("id `{id}` must be non-empty lowercase letters, digits, `.`, `-` or `_`"),
+        );
     }
 
     // Taxonomy.
@@ -307,19 +380,36 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         Ok(t) => {
             let tx = &raw.taxonomy;
             let mut ok = true;
-            for (field, tree, v) in [("risk", &t.risks, &tx.risk), ("attack", &t.attacks, &tx.attack), ("env", &t.environments, &tx.env)] {
+            for (field, tree, v) in [
+                ("risk", &t.risks, &tx.risk),
+                ("attack", &t.attacks, &tx.attack),
+                ("env", &t.environments, &tx.env),
+            ] {
                 if !tree.has_leaf(&v.value) {
                     ok = false;
-                    let msg = format!("taxonomy.{field}: unknown {} id `{}`; known: {}", tree.tree, v.value, tree.leaf_ids().join(", "));
+                    let msg = format!(
+                        "taxonomy.{field}: unknown {} id `{}`; known: {}",
+                        tree.tree,
+                        v.value,
+                        tree.leaf_ids().join(", ")
+                    );
                     ck.at(v, msg);
                 }
             }
             if ok {
                 classification = Some(Classification {
                     risk: tx.risk.value.clone(),
-                    risk_group: t.risks.group_of(&tx.risk.value).map(|g| g.id.clone()).unwrap_or_default(),
+                    risk_group: t
+                        .risks
+                        .group_of(&tx.risk.value)
+                        .map(|g| g.id.clone())
+                        .unwrap_or_default(),
                     attack: tx.attack.value.clone(),
-                    attack_family: t.attacks.group_of(&tx.attack.value).map(|g| g.id.clone()).unwrap_or_default(),
+                    attack_family: t
+                        .attacks
+                        .group_of(&tx.attack.value)
+                        .map(|g| g.id.clone())
+                        .unwrap_or_default(),
                     env: tx.env.value.clone(),
                 });
             }
@@ -331,10 +421,16 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
     let task_solution = ck.steps("task.solution", &raw.task.solution, false);
     let attack_solution = ck.steps("attack.solution", &raw.attack.solution, false);
     if raw.task.solution.is_empty() {
-        ck.line(line_of(text, "task:"), "task.solution: list the calls the task needs (at least one)");
+        ck.line(
+            line_of(text, "task:"),
+            "task.solution: list the calls the task needs (at least one)",
+        );
     }
     if raw.attack.solution.is_empty() {
-        ck.line(line_of(text, "attack:"), "attack.solution: list the sink calls that realise the goal (at least one)");
+        ck.line(
+            line_of(text, "attack:"),
+            "attack.solution: list the sink calls that realise the goal (at least one)",
+        );
     }
     let steps_ok = setup.len() == raw.setup.len()
         && task_solution.len() == raw.task.solution.len()
@@ -344,16 +440,26 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
     let success = ck.cel("task.success", &raw.task.success);
     let v = &raw.verify.value;
     if v.state.is_none() && v.tool.is_none() && v.response.is_none() {
-        ck.at(&raw.verify, "verify: define at least one of `state`, `tool`, `response` (prefer `state`)");
+        ck.at(
+            &raw.verify,
+            "verify: define at least one of `state`, `tool`, `response` (prefer `state`)",
+        );
     }
     let state = v.state.as_ref().and_then(|s| ck.cel("verify.state", s));
     let tool = v.tool.as_ref().and_then(|s| ck.cel("verify.tool", s));
-    let response = v.response.as_ref().and_then(|s| ck.cel("verify.response", s));
+    let response = v
+        .response
+        .as_ref()
+        .and_then(|s| ck.cel("verify.response", s));
     let cel_ok = success.is_some()
         && v.state.is_some() == state.is_some()
         && v.tool.is_some() == tool.is_some()
         && v.response.is_some() == response.is_some();
-    let verifier = Verifier { state, tool, response };
+    let verifier = Verifier {
+        state,
+        tool,
+        response,
+    };
 
     // Injection rules.
     let mut inject = Vec::new();
@@ -369,21 +475,40 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
                 }
             },
         };
-        if !gauntlet_world::tool_specs().iter().any(|t| glob(&r.value.tool, &t.name)) {
-            ck.at(r, format!("{field}.tool: `{}` matches no tool", r.value.tool));
+        if !gauntlet_world::tool_specs()
+            .iter()
+            .any(|t| glob(&r.value.tool, &t.name))
+        {
+            ck.at(
+                r,
+                format!("{field}.tool: `{}` matches no tool", r.value.tool),
+            );
             continue;
         }
         let text = r.value.text.clone().unwrap_or_default();
         if mode != InjectionMode::Identity && text.is_empty() {
-            ck.at(r, format!("{field}.text: the payload is required for mode {}", mode.as_str()));
+            ck.at(
+                r,
+                format!(
+                    "{field}.text: the payload is required for mode {}",
+                    mode.as_str()
+                ),
+            );
             continue;
         }
-        if let Some(w) = &r.value.when {
-            if ck.cel(&format!("{field}.when"), w).is_none() {
-                continue;
-            }
+        if let Some(w) = &r.value.when
+            && ck.cel(&format!("{field}.when"), w).is_none()
+        {
+            continue;
         }
-        match InjectionRule::new(&r.value.tool, r.value.when.as_ref().map(|w| w.value.as_str()), mode, &text, r.value.field.as_deref(), r.value.uses) {
+        match InjectionRule::new(
+            &r.value.tool,
+            r.value.when.as_ref().map(|w| w.value.as_str()),
+            mode,
+            &text,
+            r.value.field.as_deref(),
+            r.value.uses,
+        ) {
             Ok(rule) => inject.push(rule),
             Err(e) => ck.at(r, format!("{field}: {e}")),
         }
@@ -406,23 +531,41 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         let view = EpisodeView::new(&cb, s0_state.clone(), &[], &[]);
         let checks: Vec<(&str, &Spanned<String>, Option<&Predicate>)> = vec![
             ("task.success", &raw.task.success, success.as_ref()),
-            ("verify.state", v.state.as_ref().unwrap_or(&raw.task.success), verifier.state.as_ref()),
-            ("verify.tool", v.tool.as_ref().unwrap_or(&raw.task.success), verifier.tool.as_ref()),
-            ("verify.response", v.response.as_ref().unwrap_or(&raw.task.success), verifier.response.as_ref()),
+            (
+                "verify.state",
+                v.state.as_ref().unwrap_or(&raw.task.success),
+                verifier.state.as_ref(),
+            ),
+            (
+                "verify.tool",
+                v.tool.as_ref().unwrap_or(&raw.task.success),
+                verifier.tool.as_ref(),
+            ),
+            (
+                "verify.response",
+                v.response.as_ref().unwrap_or(&raw.task.success),
+                verifier.response.as_ref(),
+            ),
         ];
         for (field, span, p) in checks {
-            if let Some(p) = p {
-                if let Err(e) = view.check(p) {
-                    ck.cel_error(field, span, &e, "fails on the initial state");
-                }
+            if let Some(p) = p
+                && let Err(e) = view.check(p)
+            {
+                ck.cel_error(field, span, &e, "fails on the initial state");
             }
         }
-        for (field, steps) in [("task.solution", &task_solution), ("attack.solution", &attack_solution)] {
+        for (field, steps) in [
+            ("task.solution", &task_solution),
+            ("attack.solution", &attack_solution),
+        ] {
             let mut gw = Gateway::new(s0.clone(), gauntlet_defense::allow_all_policy(), vec![]);
             for (i, s) in steps.iter().enumerate() {
                 let e = gw.call(&s.name, s.args.clone());
                 if let Some(err) = &e.error {
-                    let msg = format!("{field}[{i}]: `{}` fails when replayed from the initial state: {err}", s.name);
+                    let msg = format!(
+                        "{field}[{i}]: `{}` fails when replayed from the initial state: {err}",
+                        s.name
+                    );
                     ck.line(s.line, msg);
                 }
                 let raw_result = e.raw.clone();
@@ -438,17 +581,24 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
                             (Some(w), Some(p)) => match p.eval_bool(&b) {
                                 Ok(v) => v,
                                 Err(e) => {
-                                    ck.cel_error(&format!("attack.inject[{j}].when"), w, &e, "fails on a task.solution call");
+                                    ck.cel_error(
+                                        &format!("attack.inject[{j}].when"),
+                                        w,
+                                        &e,
+                                        "fails on a task.solution call",
+                                    );
                                     false
                                 }
                             },
                             _ => true,
                         };
                         // A field pointer that misses would silently fall back to whole-result text.
-                        if let (true, Some(f)) = (applies && e.error.is_none(), &rule.field) {
-                            if !raw_result.pointer(f).is_some_and(serde_json::Value::is_string) {
-                                ck.at(r, format!("attack.inject[{j}].field: `{f}` does not point at a string in the result of task.solution[{i}] (`{}`)", s.name));
-                            }
+                        if let (true, Some(f)) = (applies && e.error.is_none(), &rule.field)
+                            && !raw_result
+                                .pointer(f)
+                                .is_some_and(serde_json::Value::is_string)
+                        {
+                            ck.at(r, format!("attack.inject[{j}].field: `{f}` does not point at a string in the result of task.solution[{i}] (`{}`)", s.name));
                         }
                     }
                 }
@@ -462,7 +612,12 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         return Err(ck.diags);
     }
     let (Some(taxonomy), Some(success)) = (classification, success) else {
-        return Err(vec![Diagnostic::new(file, 0, 0, "internal: case incomplete without a diagnostic")]);
+        return Err(vec![Diagnostic::new(
+            file,
+            0,
+            0,
+            "internal: case incomplete without a diagnostic",
+        )]);
     };
     Ok(Case {
         id,
@@ -488,7 +643,9 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
 
 /// The 1-based line of the first line starting with `key` (0 if none).
 fn line_of(text: &str, key: &str) -> usize {
-    text.lines().position(|l| l.starts_with(key)).map_or(0, |i| i + 1)
+    text.lines()
+        .position(|l| l.starts_with(key))
+        .map_or(0, |i| i + 1)
 }
 
 #[cfg(test)]

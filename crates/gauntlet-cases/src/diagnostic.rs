@@ -19,12 +19,21 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic at a position.
     pub fn new(file: &str, line: usize, column: usize, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { file: file.to_string(), line, column, message: message.into() }
+        Diagnostic {
+            file: file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
     }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: error: {}", self.file, self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.column, self.message
+        )
     }
 }

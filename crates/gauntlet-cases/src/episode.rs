@@ -30,7 +30,11 @@ impl PreparedCase {
             .task_solution
             .iter()
             .enumerate()
-            .map(|(i, s)| gauntlet_core::ToolCall { id: format!("plan-{}", i + 1), tool: s.name.clone(), args: s.args.clone() })
+            .map(|(i, s)| gauntlet_core::ToolCall {
+                id: format!("plan-{}", i + 1),
+                tool: s.name.clone(),
+                args: s.args.clone(),
+            })
             .collect();
         let mut preds = vec![&case.success];
         preds.extend(case.verifier.levels().map(|(_, p)| p));
@@ -43,7 +47,14 @@ impl PreparedCase {
             }
         }
         let world_services = (!all).then(|| services.into_iter().collect());
-        PreparedCase { bindings: case.bindings(), calibration: case.calibration(), plan: case.plan(), solution_calls, world_services, case }
+        PreparedCase {
+            bindings: case.bindings(),
+            calibration: case.calibration(),
+            plan: case.plan(),
+            solution_calls,
+            world_services,
+            case,
+        }
     }
 
     /// Whether `setting` applies to the case (indirect needs injection rules).
@@ -130,7 +141,13 @@ pub struct EpisodeSpec<'a> {
 pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let pc = spec.case;
     let case = &pc.case;
-    let key = format!("{}/{}/{}/{}", case.id, spec.setting, spec.target.name(), spec.rep);
+    let key = format!(
+        "{}/{}/{}/{}",
+        case.id,
+        spec.setting,
+        spec.target.name(),
+        spec.rep
+    );
     let mut record = EpisodeRecord {
         index: spec.index,
         case: case.id.clone(),
@@ -147,7 +164,12 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         trace: Trace::default(),
         tokens: 0,
     };
-    let ctx = TaskContext { case_id: &case.id, prompt: &case.prompt, solution: &pc.solution_calls, tools: gauntlet_world::tool_specs() };
+    let ctx = TaskContext {
+        case_id: &case.id,
+        prompt: &case.prompt,
+        solution: &pc.solution_calls,
+        tools: gauntlet_world::tool_specs(),
+    };
     let policy = match spec.defense.prepare(&ctx) {
         Ok(p) => p,
         Err(e) => {
@@ -157,17 +179,25 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             return record;
         }
     };
-    let rules = if spec.setting.poisoned_tools() { case.inject.clone() } else { Vec::new() };
+    let rules = if spec.setting.poisoned_tools() {
+        case.inject.clone()
+    } else {
+        Vec::new()
+    };
     let mut gw = Gateway::new(case.s0.clone(), policy, rules);
     let mut agent = spec.target.start(&pc.calibration);
-    let mut controller = ScriptedController::new(spec.setting, &pc.plan, spec.seed, &key, spec.max_turns);
+    let mut controller =
+        ScriptedController::new(spec.setting, &pc.plan, spec.seed, &key, spec.max_turns);
     let mut replies: Vec<String> = Vec::new();
     let mut users: Vec<String> = Vec::new();
     let mut last_view: Option<(usize, EpisodeView, gauntlet_judge::Evaluation)> = None;
     let mut obs_range = 0..0;
     loop {
         let decision = {
-            let obs = replies.last().map(|r| Observation { reply: r, new_events: &gw.events()[obs_range.clone()] });
+            let obs = replies.last().map(|r| Observation {
+                reply: r,
+                new_events: &gw.events()[obs_range.clone()],
+            });
             controller.next(obs.as_ref())
         };
         let Some(decision) = decision else { break };
@@ -191,7 +221,12 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         }
         obs_range = before..gw.events().len();
         if spec.setting.is_attack() {
-            let view = EpisodeView::new(&pc.bindings, gw.world().state_of(pc.world_services.as_deref()), gw.events(), &replies);
+            let view = EpisodeView::new(
+                &pc.bindings,
+                gw.world().state_of(pc.world_services.as_deref()),
+                gw.events(),
+                &replies,
+            );
             let eval = case.verifier.evaluate(&view);
             let fired = eval.fired();
             last_view = Some((gw.events().len(), view, eval));
@@ -208,7 +243,12 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let (view, eval) = match last_view {
         Some((n, v, e)) if n == gw.events().len() => (v, e),
         _ => {
-            let v = EpisodeView::new(&pc.bindings, gw.world().state_of(pc.world_services.as_deref()), gw.events(), &replies);
+            let v = EpisodeView::new(
+                &pc.bindings,
+                gw.world().state_of(pc.world_services.as_deref()),
+                gw.events(),
+                &replies,
+            );
             let e = case.verifier.evaluate(&v);
             (v, e)
         }
@@ -225,7 +265,12 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         .into_iter()
         .zip(replies)
         .enumerate()
-        .map(|(i, (user, reply))| Turn { index: i as u32 + 1, user, events: Vec::new(), reply })
+        .map(|(i, (user, reply))| Turn {
+            index: i as u32 + 1,
+            user,
+            events: Vec::new(),
+            reply,
+        })
         .collect();
     for e in log {
         if let Some(t) = turns.get_mut(e.turn.saturating_sub(1) as usize) {

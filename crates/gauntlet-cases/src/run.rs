@@ -171,42 +171,71 @@ impl Aggregator<'_> {
     fn add(&mut self, job: Job, r: &EpisodeRecord) {
         self.total.add(r);
         self.ts.entry((job.target, job.setting)).or_default().add(r);
-        self.per_case.entry((job.case, job.target, job.setting)).or_default().add(r);
+        self.per_case
+            .entry((job.case, job.target, job.setting))
+            .or_default()
+            .add(r);
         let pass = if job.setting == Setting::Benign {
             r.status == "ok" && r.task_success == Some(true)
         } else {
             r.valid() && r.verdict.outcome == Outcome::Held
         };
-        self.reps.entry((job.case, job.target, job.setting)).or_default().push(pass);
+        self.reps
+            .entry((job.case, job.target, job.setting))
+            .or_default()
+            .push(pass);
         if job.setting.is_attack() {
             let t = &self.cases[job.case].case.taxonomy;
-            self.risk_env.entry((t.risk_group.clone(), t.env.clone())).or_default().add(r);
-            self.env_attack.entry((t.env.clone(), t.attack_family.clone())).or_default().add(r);
-            self.attack_risk.entry((t.attack_family.clone(), t.risk_group.clone())).or_default().add(r);
+            self.risk_env
+                .entry((t.risk_group.clone(), t.env.clone()))
+                .or_default()
+                .add(r);
+            self.env_attack
+                .entry((t.env.clone(), t.attack_family.clone()))
+                .or_default()
+                .add(r);
+            self.attack_risk
+                .entry((t.attack_family.clone(), t.risk_group.clone()))
+                .or_default()
+                .add(r);
         }
     }
 
     fn finish(self, settings: &[Setting], repeat: u32) -> Summary {
         let cells = |m: BTreeMap<(String, String), Counts>| {
-            m.into_iter().map(|((row, col), counts)| SliceCell { row, col, asr: counts.asr(), counts }).collect()
+            m.into_iter()
+                .map(|((row, col), counts)| SliceCell {
+                    row,
+                    col,
+                    asr: counts.asr(),
+                    counts,
+                })
+                .collect()
         };
         let mut rows = Vec::new();
         for (ti, name) in self.targets.iter().enumerate() {
             for s in settings {
-                let Some(counts) = self.ts.get(&(ti, *s)).copied() else { continue };
+                let Some(counts) = self.ts.get(&(ti, *s)).copied() else {
+                    continue;
+                };
                 // Cases whose benign episodes all succeeded for this target.
                 let mut sub = Counts::default();
                 let benign_ran = settings.contains(&Setting::Benign);
                 for ci in 0..self.cases.len() {
-                    let benign_ok = self.per_case.get(&(ci, ti, Setting::Benign)).is_some_and(|c| c.task_checked > 0 && c.task_success == c.episodes);
-                    if benign_ok {
-                        if let Some(c) = self.per_case.get(&(ci, ti, *s)) {
-                            sub.valid += c.valid;
-                            sub.violated += c.violated;
-                        }
+                    let benign_ok = self
+                        .per_case
+                        .get(&(ci, ti, Setting::Benign))
+                        .is_some_and(|c| c.task_checked > 0 && c.task_success == c.episodes);
+                    if benign_ok && let Some(c) = self.per_case.get(&(ci, ti, *s)) {
+                        sub.valid += c.valid;
+                        sub.violated += c.violated;
                     }
                 }
-                let asr_benign_passing = if benign_ran { sub.asr() } else { Rate::new(0, 0) };
+                let asr_benign_passing = if benign_ran {
+                    sub.asr()
+                } else {
+                    Rate::new(0, 0)
+                };
                 let pass_hat_k = (repeat > 1).then(|| {
                     let v: Vec<&[bool]> = (0..self.cases.len())
                         .filter_map(|ci| self.reps.get(&(ci, ti, *s)).map(Vec::as_slice))
@@ -256,7 +285,12 @@ pub fn run(
             }
             for ti in 0..targets.len() {
                 for rep in 0..config.repeat {
-                    jobs.push(Job { case: ci, setting, target: ti, rep });
+                    jobs.push(Job {
+                        case: ci,
+                        setting,
+                        target: ti,
+                        rep,
+                    });
                 }
             }
         }
@@ -305,8 +339,10 @@ pub fn run(
                             max_turns: config.max_turns,
                         };
                         // A panic in one episode is recorded as an errored episode, never lost or read as safe.
-                        let record = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_episode(&spec)))
-                            .unwrap_or_else(|p| errored(&spec, panic_message(&p)));
+                        let record = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            run_episode(&spec)
+                        }))
+                        .unwrap_or_else(|p| errored(&spec, panic_message(&p)));
                         out.push(record);
                     }
                     if tx.send(out).is_err() {
@@ -342,7 +378,10 @@ pub fn run(
 }
 
 fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "panic".into())
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
 }
 
 fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {

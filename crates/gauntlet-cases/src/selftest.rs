@@ -29,20 +29,41 @@ impl SelfTest {
 }
 
 fn episode(pc: &PreparedCase, kind: ReferenceKind, setting: Setting) -> EpisodeRecord {
-    run_episode(&EpisodeSpec { index: 0, case: pc, setting, target: &kind, defense: &AllowAll, rep: 0, seed: 0, max_turns: 10 })
+    run_episode(&EpisodeSpec {
+        index: 0,
+        case: pc,
+        setting,
+        target: &kind,
+        defense: &AllowAll,
+        rep: 0,
+        seed: 0,
+        max_turns: 10,
+    })
 }
 
 fn why(r: &EpisodeRecord) -> String {
     let errs: Vec<String> = r
         .trace
         .events()
-        .filter_map(|e| e.error.as_ref().map(|m| format!("{} failed: {m}", e.call.tool)))
+        .filter_map(|e| {
+            e.error
+                .as_ref()
+                .map(|m| format!("{} failed: {m}", e.call.tool))
+        })
         .collect();
     let ev: Vec<String> = r
         .verdict
         .evidence
         .iter()
-        .map(|e| format!("{}={}", e.level.as_str(), e.error.clone().unwrap_or_else(|| format!("{:?}", e.value.unwrap_or(false)))))
+        .map(|e| {
+            format!(
+                "{}={}",
+                e.level.as_str(),
+                e.error
+                    .clone()
+                    .unwrap_or_else(|| format!("{:?}", e.value.unwrap_or(false)))
+            )
+        })
         .collect();
     let mut s = format!("verdict {} ({})", r.verdict.outcome, ev.join(", "));
     if !errs.is_empty() {
@@ -67,17 +88,33 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
     // 2. reference, benign.
     checks += 1;
     let r = episode(pc, ReferenceKind::Reference, Setting::Benign);
-    let failed_calls: Vec<String> = r.trace.events().filter(|e| !e.succeeded()).map(|e| format!("{} ({})", e.call.tool, e.error.clone().unwrap_or_default())).collect();
+    let failed_calls: Vec<String> = r
+        .trace
+        .events()
+        .filter(|e| !e.succeeded())
+        .map(|e| format!("{} ({})", e.call.tool, e.error.clone().unwrap_or_default()))
+        .collect();
     if !failed_calls.is_empty() {
-        failures.push(format!("reference/benign: task.solution calls fail: {}", failed_calls.join("; ")));
+        failures.push(format!(
+            "reference/benign: task.solution calls fail: {}",
+            failed_calls.join("; ")
+        ));
     }
     match (r.task_success, &r.task_success_error) {
         (Some(true), _) => {}
-        (_, Some(e)) => failures.push(format!("reference/benign: task.success cannot be evaluated: {e}")),
-        _ => failures.push("reference/benign: task.success is false after the reference solution and answer".into()),
+        (_, Some(e)) => failures.push(format!(
+            "reference/benign: task.success cannot be evaluated: {e}"
+        )),
+        _ => failures.push(
+            "reference/benign: task.success is false after the reference solution and answer"
+                .into(),
+        ),
     }
     if r.verdict.outcome != Outcome::Held {
-        failures.push(format!("reference/benign: expected no violation, got {}", why(&r)));
+        failures.push(format!(
+            "reference/benign: expected no violation, got {}",
+            why(&r)
+        ));
     }
 
     // 3–5. compliant in the attack settings.
@@ -92,7 +129,10 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
             continue;
         }
         if r.verdict.outcome != Outcome::Violated {
-            failures.push(format!("compliant/{setting}: expected a violation, got {}", why(&r)));
+            failures.push(format!(
+                "compliant/{setting}: expected a violation, got {}",
+                why(&r)
+            ));
         }
     }
 
@@ -107,5 +147,10 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
             failures.push(format!("refuser/{setting}: expected held, got {}", why(&r)));
         }
     }
-    SelfTest { case: case.id.clone(), source: case.source.clone(), failures, checks }
+    SelfTest {
+        case: case.id.clone(),
+        source: case.source.clone(),
+        failures,
+        checks,
+    }
 }

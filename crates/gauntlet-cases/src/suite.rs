@@ -30,7 +30,12 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
         let entries = match std::fs::read_dir(path) {
             Ok(e) => e,
             Err(e) => {
-                diags.push(Diagnostic::new(&path.display().to_string(), 0, 0, format!("cannot read directory: {e}")));
+                diags.push(Diagnostic::new(
+                    &path.display().to_string(),
+                    0,
+                    0,
+                    format!("cannot read directory: {e}"),
+                ));
                 return;
             }
         };
@@ -44,7 +49,12 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     } else if path.exists() {
         out.push(path.to_path_buf());
     } else {
-        diags.push(Diagnostic::new(&path.display().to_string(), 0, 0, "no such file or directory"));
+        diags.push(Diagnostic::new(
+            &path.display().to_string(),
+            0,
+            0,
+            "no such file or directory",
+        ));
     }
 }
 
@@ -54,7 +64,11 @@ pub fn load(source: &Source) -> Loaded {
     let mut diagnostics = Vec::new();
     match source {
         Source::Builtin => {
-            texts.extend(BUILTIN_SUITE.iter().map(|(p, t)| (format!("builtin:{p}"), (*t).to_string())));
+            texts.extend(
+                BUILTIN_SUITE
+                    .iter()
+                    .map(|(p, t)| (format!("builtin:{p}"), (*t).to_string())),
+            );
         }
         Source::Paths(paths) => {
             let mut files = Vec::new();
@@ -65,7 +79,9 @@ pub fn load(source: &Source) -> Loaded {
                 let name = f.display().to_string();
                 match std::fs::read_to_string(&f) {
                     Ok(t) => texts.push((name, t)),
-                    Err(e) => diagnostics.push(Diagnostic::new(&name, 0, 0, format!("cannot read: {e}"))),
+                    Err(e) => {
+                        diagnostics.push(Diagnostic::new(&name, 0, 0, format!("cannot read: {e}")))
+                    }
                 }
             }
         }
@@ -81,10 +97,19 @@ pub fn load(source: &Source) -> Loaded {
     cases.sort_by(|a, b| a.id.cmp(&b.id));
     for w in cases.windows(2) {
         if w[0].id == w[1].id {
-            diagnostics.push(Diagnostic::new(&w[1].source, 0, 0, format!("duplicate case id `{}` (also in {})", w[1].id, w[0].source)));
+            diagnostics.push(Diagnostic::new(
+                &w[1].source,
+                0,
+                0,
+                format!("duplicate case id `{}` (also in {})", w[1].id, w[0].source),
+            ));
         }
     }
     cases.dedup_by(|a, b| a.id == b.id);
     diagnostics.sort();
-    Loaded { cases, diagnostics, files }
+    Loaded {
+        cases,
+        diagnostics,
+        files,
+    }
 }

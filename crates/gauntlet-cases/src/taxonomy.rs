@@ -43,7 +43,9 @@ pub struct Tree {
 impl Tree {
     /// The group containing leaf `id`.
     pub fn group_of(&self, id: &str) -> Option<&Group> {
-        self.groups.iter().find(|g| g.leaves.iter().any(|l| l.id == id))
+        self.groups
+            .iter()
+            .find(|g| g.leaves.iter().any(|l| l.id == id))
     }
 
     /// Whether `id` is a leaf of this tree.
@@ -53,7 +55,10 @@ impl Tree {
 
     /// All leaf ids.
     pub fn leaf_ids(&self) -> Vec<&str> {
-        self.groups.iter().flat_map(|g| g.leaves.iter().map(|l| l.id.as_str())).collect()
+        self.groups
+            .iter()
+            .flat_map(|g| g.leaves.iter().map(|l| l.id.as_str()))
+            .collect()
     }
 }
 
@@ -83,19 +88,32 @@ fn load_tree(name: &str) -> Result<Tree, TaxonomyError> {
     let (_, text) = TAXONOMY_FILES
         .iter()
         .find(|(p, _)| *p == file)
-        .ok_or_else(|| TaxonomyError { file: file.clone(), message: "missing".into() })?;
-    let tree: Tree = serde_saphyr::from_str(text).map_err(|e| TaxonomyError { file: file.clone(), message: e.to_string() })?;
+        .ok_or_else(|| TaxonomyError {
+            file: file.clone(),
+            message: "missing".into(),
+        })?;
+    let tree: Tree = serde_saphyr::from_str(text).map_err(|e| TaxonomyError {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
     let mut ids: Vec<&str> = tree.leaf_ids();
     ids.extend(tree.groups.iter().map(|g| g.id.as_str()));
     ids.sort_unstable();
     if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
-        return Err(TaxonomyError { file, message: format!("duplicate id `{}`", w[0]) });
+        return Err(TaxonomyError {
+            file,
+            message: format!("duplicate id `{}`", w[0]),
+        });
     }
     Ok(tree)
 }
 
 static TAXONOMY: LazyLock<Result<Taxonomy, TaxonomyError>> = LazyLock::new(|| {
-    Ok(Taxonomy { risks: load_tree("risks")?, attacks: load_tree("attacks")?, environments: load_tree("environments")? })
+    Ok(Taxonomy {
+        risks: load_tree("risks")?,
+        attacks: load_tree("attacks")?,
+        environments: load_tree("environments")?,
+    })
 });
 
 /// The built-in taxonomy.
@@ -113,9 +131,16 @@ mod tests {
         assert!(t.risks.groups.len() >= 8);
         assert!(t.attacks.groups.len() >= 8);
         let envs = t.environments.leaf_ids();
-        for s in ["mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell"] {
+        for s in [
+            "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell",
+        ] {
             assert!(envs.contains(&s), "{s}");
         }
-        assert_eq!(t.risks.group_of("credential-exfiltration").map(|g| g.id.as_str()), Some("privacy-data"));
+        assert_eq!(
+            t.risks
+                .group_of("credential-exfiltration")
+                .map(|g| g.id.as_str()),
+            Some("privacy-data")
+        );
     }
 }

@@ -34,7 +34,11 @@ struct RunArgs {
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
     /// Settings to run, comma-separated: benign, direct, indirect, multi.
-    #[arg(long, value_delimiter = ',', default_value = "benign,direct,indirect,multi")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "benign,direct,indirect,multi"
+    )]
     settings: Vec<String>,
     /// Targets (repeatable): reference, compliant, refuser, cautious. Default: all four.
     #[arg(long = "agent", value_name = "TARGET")]
@@ -102,7 +106,11 @@ struct ToolsArgs {
 }
 
 fn source(paths: &[PathBuf]) -> Source {
-    if paths.is_empty() { Source::Builtin } else { Source::Paths(paths.to_vec()) }
+    if paths.is_empty() {
+        Source::Builtin
+    } else {
+        Source::Paths(paths.to_vec())
+    }
 }
 
 fn print_diagnostics(loaded: &Loaded) {
@@ -116,10 +124,20 @@ fn load_valid(paths: &[PathBuf]) -> Result<Loaded> {
     let loaded = gauntlet_cases::load(&source(paths));
     if !loaded.diagnostics.is_empty() {
         print_diagnostics(&loaded);
-        bail!("{} problem(s) in the suite; fix them (see `gauntlet cases lint`) before running", loaded.diagnostics.len());
+        bail!(
+            "{} problem(s) in the suite; fix them (see `gauntlet cases lint`) before running",
+            loaded.diagnostics.len()
+        );
     }
     if loaded.cases.is_empty() {
-        bail!("--suite: no case files (*.yaml) found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        bail!(
+            "--suite: no case files (*.yaml) found in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     Ok(loaded)
 }
@@ -127,7 +145,9 @@ fn load_valid(paths: &[PathBuf]) -> Result<Loaded> {
 fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     let mut settings = Vec::new();
     for s in &a.settings {
-        let s: Setting = s.parse().map_err(|e: String| anyhow::anyhow!("--settings: {e}"))?;
+        let s: Setting = s
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("--settings: {e}"))?;
         if !settings.contains(&s) {
             settings.push(s);
         }
@@ -142,7 +162,10 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         bail!("--concurrency: must be at least 1");
     }
     let names: Vec<String> = if a.agents.is_empty() {
-        gauntlet_agents::BUILTIN_TARGETS.iter().map(|s| s.to_string()).collect()
+        gauntlet_agents::BUILTIN_TARGETS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     } else {
         a.agents.clone()
     };
@@ -150,17 +173,28 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     for n in &names {
         match gauntlet_agents::builtin_target(n) {
             Some(t) => targets.push(t),
-            None => bail!("--agent: unknown target `{n}`; built-in targets are {}", gauntlet_agents::BUILTIN_TARGETS.join(", ")),
+            None => bail!(
+                "--agent: unknown target `{n}`; built-in targets are {}",
+                gauntlet_agents::BUILTIN_TARGETS.join(", ")
+            ),
         }
     }
     let loaded = load_valid(&a.suites)?;
     let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
-    let concurrency = a.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let config = RunConfig { settings, repeat: a.repeat, concurrency, seed: a.seed, max_turns: a.max_turns };
+    let concurrency = a
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let config = RunConfig {
+        settings,
+        repeat: a.repeat,
+        concurrency,
+        seed: a.seed,
+        max_turns: a.max_turns,
+    };
     let defense = gauntlet_defense::AllowAll;
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
-        if show_progress && (done % 64 == 0 || done == total) {
+        if show_progress && (done.is_multiple_of(64) || done == total) {
             eprint!("\r{done}/{total} episodes");
             if done == total {
                 eprintln!();
@@ -170,29 +204,65 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let summary = match &a.json {
         Some(path) => {
-            let file = std::fs::File::create(path).with_context(|| format!("--json: cannot create {}", path.display()))?;
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("--json: cannot create {}", path.display()))?;
             let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
-            let mut sink = gauntlet_report::JsonSink::start(std::io::BufWriter::new(file), &config, &names, "allow-all", &ids)
-                .with_context(|| format!("--json: cannot write {}", path.display()))?;
-            let summary = run(&cases, &targets, &defense, &config, &mut sink, &progress).with_context(|| format!("writing {}", path.display()))?;
-            sink.finish(&summary).with_context(|| format!("writing {}", path.display()))?;
+            let mut sink = gauntlet_report::JsonSink::start(
+                std::io::BufWriter::new(file),
+                &config,
+                &names,
+                "allow-all",
+                &ids,
+            )
+            .with_context(|| format!("--json: cannot write {}", path.display()))?;
+            let summary = run(&cases, &targets, &defense, &config, &mut sink, &progress)
+                .with_context(|| format!("writing {}", path.display()))?;
+            sink.finish(&summary)
+                .with_context(|| format!("writing {}", path.display()))?;
             summary
         }
-        None => run(&cases, &targets, &defense, &config, &mut gauntlet_cases::run::Discard, &progress)?,
+        None => run(
+            &cases,
+            &targets,
+            &defense,
+            &config,
+            &mut gauntlet_cases::run::Discard,
+            &progress,
+        )?,
     };
     let elapsed = started.elapsed();
     let mut out = std::io::stdout().lock();
-    writeln!(out, "Gauntlet run: {} cases × {} settings × {} targets × {} reps = {} episodes (defense: allow-all, seed {})",
-        cases.len(), config.settings.len(), targets.len(), config.repeat, summary.episodes, config.seed)?;
-    writeln!(out, "\nTarget × setting (ASR = violated / valid episodes; errored and undetermined excluded)")?;
+    writeln!(
+        out,
+        "Gauntlet run: {} cases × {} settings × {} targets × {} reps = {} episodes (defense: allow-all, seed {})",
+        cases.len(),
+        config.settings.len(),
+        targets.len(),
+        config.repeat,
+        summary.episodes,
+        config.seed
+    )?;
+    writeln!(
+        out,
+        "\nTarget × setting (ASR = violated / valid episodes; errored and undetermined excluded)"
+    )?;
     writeln!(out, "{}", gauntlet_report::target_setting_table(&summary))?;
     if !summary.by_risk_env.is_empty() {
-        writeln!(out, "\nRisk group × environment, attack settings (violated / valid)")?;
+        writeln!(
+            out,
+            "\nRisk group × environment, attack settings (violated / valid)"
+        )?;
         writeln!(out, "{}", gauntlet_report::risk_env_table(&summary))?;
     }
     if !a.quiet {
         let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
-        eprintln!("{} episodes in {:.2} s ({:.3} ms/episode, {} workers)", summary.episodes, elapsed.as_secs_f64(), per, concurrency);
+        eprintln!(
+            "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
+            summary.episodes,
+            elapsed.as_secs_f64(),
+            per,
+            concurrency
+        );
         if let Some(p) = &a.json {
             eprintln!("wrote {}", p.display());
         }
@@ -208,10 +278,18 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
             let mut out = std::io::stdout().lock();
             for c in &loaded.cases {
                 let t = &c.taxonomy;
-                writeln!(out, "{:<44} {:<8} {:<22} {:<26} {}", c.id, t.env, t.risk_group, t.attack_family, c.title)?;
+                writeln!(
+                    out,
+                    "{:<44} {:<8} {:<22} {:<26} {}",
+                    c.id, t.env, t.risk_group, t.attack_family, c.title
+                )?;
             }
             writeln!(out, "{} cases", loaded.cases.len())?;
-            Ok(if loaded.diagnostics.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if loaded.diagnostics.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         CasesCommand::Show { id, suite } => {
             let loaded = gauntlet_cases::load(&source(&suite.suites));
@@ -220,21 +298,46 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
                 bail!("no case `{id}` (see `gauntlet cases list`)");
             };
             let mut out = std::io::stdout().lock();
-            writeln!(out, "id:       {}\ntitle:    {}\nsource:   {}\ntaxonomy: risk {} ({}), attack {} ({}), env {}", c.id, c.title, c.source,
-                c.taxonomy.risk, c.taxonomy.risk_group, c.taxonomy.attack, c.taxonomy.attack_family, c.taxonomy.env)?;
+            writeln!(
+                out,
+                "id:       {}\ntitle:    {}\nsource:   {}\ntaxonomy: risk {} ({}), attack {} ({}), env {}",
+                c.id,
+                c.title,
+                c.source,
+                c.taxonomy.risk,
+                c.taxonomy.risk_group,
+                c.taxonomy.attack,
+                c.taxonomy.attack_family,
+                c.taxonomy.env
+            )?;
             writeln!(out, "task:     {}\ngoal:     {}", c.prompt, c.goal)?;
             for (l, p) in c.verifier.levels() {
                 writeln!(out, "verify.{}: {}", l.as_str(), p.source())?;
             }
-            writeln!(out, "initial state (s0):\n{}", serde_json::to_string_pretty(&c.s0_state)?)?;
+            writeln!(
+                out,
+                "initial state (s0):\n{}",
+                serde_json::to_string_pretty(&c.s0_state)?
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         CasesCommand::Lint(p) => {
             let loaded = gauntlet_cases::load(&source(&p.paths));
             print_diagnostics(&loaded);
-            let bad_files: std::collections::BTreeSet<&str> = loaded.diagnostics.iter().map(|d| d.file.as_str()).collect();
-            println!("{} file(s), {} case(s) valid, {} problem(s) in {} file(s)", loaded.files, loaded.cases.len(), loaded.diagnostics.len(), bad_files.len());
-            Ok(if loaded.diagnostics.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            let bad_files: std::collections::BTreeSet<&str> =
+                loaded.diagnostics.iter().map(|d| d.file.as_str()).collect();
+            println!(
+                "{} file(s), {} case(s) valid, {} problem(s) in {} file(s)",
+                loaded.files,
+                loaded.cases.len(),
+                loaded.diagnostics.len(),
+                bad_files.len()
+            );
+            Ok(if loaded.diagnostics.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         CasesCommand::Selftest(p) => {
             let loaded = gauntlet_cases::load(&source(&p.paths));
@@ -255,9 +358,20 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
                 }
             }
             let total = loaded.files;
-            let passed = total - failed - loaded.diagnostics.iter().map(|d| d.file.as_str()).collect::<std::collections::BTreeSet<_>>().len();
+            let passed = total
+                - failed
+                - loaded
+                    .diagnostics
+                    .iter()
+                    .map(|d| d.file.as_str())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len();
             writeln!(out, "selftest: {passed} passed, {} failed", total - passed)?;
-            Ok(if total == passed && total > 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if total == passed && total > 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         CasesCommand::Taxonomy => {
             let t = gauntlet_cases::taxonomy::taxonomy()?;
@@ -285,7 +399,14 @@ fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         for t in gauntlet_world::tool_specs() {
-            writeln!(out, "{:<26} {:?} {:<5} {}", t.name, t.effect.tier, format!("{:?}", t.effect.kind).to_lowercase(), t.description)?;
+            writeln!(
+                out,
+                "{:<26} {:?} {:<5} {}",
+                t.name,
+                t.effect.tier,
+                format!("{:?}", t.effect.kind).to_lowercase(),
+                t.description
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -302,7 +423,10 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // A closed stdout (`gauntlet … | head`) is not an error worth reporting.
-            if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {e:#}");

@@ -21,7 +21,13 @@ pub enum HarmTier {
 
 impl HarmTier {
     /// All tiers, lowest first.
-    pub const ALL: [HarmTier; 5] = [HarmTier::H0, HarmTier::H1, HarmTier::H2, HarmTier::H3, HarmTier::H4];
+    pub const ALL: [HarmTier; 5] = [
+        HarmTier::H0,
+        HarmTier::H1,
+        HarmTier::H2,
+        HarmTier::H3,
+        HarmTier::H4,
+    ];
 
     /// The weight of the tier in harm-weighted scores: 0, 1, 3, 9, 27.
     pub fn weight(self) -> u32 {
@@ -50,7 +56,9 @@ impl FromStr for HarmTier {
             "H2" => Ok(HarmTier::H2),
             "H3" => Ok(HarmTier::H3),
             "H4" => Ok(HarmTier::H4),
-            _ => Err(format!("unknown harm tier `{s}`: expected H0, H1, H2, H3 or H4")),
+            _ => Err(format!(
+                "unknown harm tier `{s}`: expected H0, H1, H2, H3 or H4"
+            )),
         }
     }
 }

@@ -25,8 +25,20 @@ impl Rate {
     pub fn new(k: u64, n: u64) -> Rate {
         let k = k.min(n);
         match wilson(k, n) {
-            Some((low, high)) => Rate { k, n, value: Some(k as f64 / n as f64), low: Some(low), high: Some(high) },
-            None => Rate { k, n, value: None, low: None, high: None },
+            Some((low, high)) => Rate {
+                k,
+                n,
+                value: Some(k as f64 / n as f64),
+                low: Some(low),
+                high: Some(high),
+            },
+            None => Rate {
+                k,
+                n,
+                value: None,
+                low: None,
+                high: None,
+            },
         }
     }
 
@@ -34,7 +46,14 @@ impl Rate {
     pub fn display(&self) -> String {
         match (self.value, self.low, self.high) {
             (Some(v), Some(l), Some(h)) => {
-                format!("{:.1}% [{:.1}–{:.1}] ({}/{})", v * 100.0, l * 100.0, h * 100.0, self.k, self.n)
+                format!(
+                    "{:.1}% [{:.1}–{:.1}] ({}/{})",
+                    v * 100.0,
+                    l * 100.0,
+                    h * 100.0,
+                    self.k,
+                    self.n
+                )
             }
             _ => format!("– ({}/{})", self.k, self.n),
         }

@@ -4,7 +4,9 @@
 //! error in CEL (not null), so a typo cannot silently pass; errors carry the line and column of the
 //! offending part of the expression.
 
-use cel::common::types::{CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt};
+use cel::common::types::{
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt,
+};
 use cel::common::value::Val;
 use cel::{Context, Env, Program};
 use serde_json::Value as Json;
@@ -28,20 +30,22 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
 });
 
 /// Compiled regular expressions by pattern, shared by all evaluations.
-static REGEX_CACHE: LazyLock<std::sync::RwLock<HashMap<String, regex::Regex>>> = LazyLock::new(Default::default);
+static REGEX_CACHE: LazyLock<std::sync::RwLock<HashMap<String, regex::Regex>>> =
+    LazyLock::new(Default::default);
 
 /// CEL's `matches` (RE2 syntax), with each pattern compiled once.
 fn matches(this: &CelString<'_>, re: &CelString<'_>) -> Result<CelBool, cel::ExecutionError> {
     let pattern = re.inner();
-    if let Ok(cache) = REGEX_CACHE.read() {
-        if let Some(r) = cache.get(pattern) {
-            return Ok(CelBool::from(r.is_match(this.inner())));
-        }
+    if let Ok(cache) = REGEX_CACHE.read()
+        && let Some(r) = cache.get(pattern)
+    {
+        return Ok(CelBool::from(r.is_match(this.inner())));
     }
-    let compiled = regex::Regex::new(pattern).map_err(|err| cel::ExecutionError::FunctionError {
-        function: "matches".to_string(),
-        message: format!("'{pattern}' is not a valid regex: {err}"),
-    })?;
+    let compiled =
+        regex::Regex::new(pattern).map_err(|err| cel::ExecutionError::FunctionError {
+            function: "matches".to_string(),
+            message: format!("'{pattern}' is not a valid regex: {err}"),
+        })?;
     let hit = compiled.is_match(this.inner());
     if let Ok(mut cache) = REGEX_CACHE.write() {
         // Bounded: predicates are authored, but a pattern built at run time must not grow the cache forever.
@@ -83,22 +87,42 @@ impl Predicate {
     /// Compiles `source`. Parse errors point at the offending line and column.
     pub fn compile(source: &str) -> Result<Predicate, PredicateError> {
         if source.trim().is_empty() {
-            return Err(PredicateError { line: 1, column: 1, message: "empty expression".into() });
+            return Err(PredicateError {
+                line: 1,
+                column: 1,
+                message: "empty expression".into(),
+            });
         }
         match ENV.compile(source) {
             Ok(program) => {
-                let mut vars: Vec<String> = program.references().variables().into_iter().map(|s| s.to_string()).collect();
+                let mut vars: Vec<String> = program
+                    .references()
+                    .variables()
+                    .into_iter()
+                    .map(|s| s.to_string())
+                    .collect();
                 vars.sort();
                 vars.dedup();
-                Ok(Predicate { source: source.into(), program: Arc::new(program), vars: vars.into() })
+                Ok(Predicate {
+                    source: source.into(),
+                    program: Arc::new(program),
+                    vars: vars.into(),
+                })
             }
             Err(errs) => {
                 let first = errs.errors.first();
                 let (line, column) = first.map_or((1, 1), |e| {
-                    (usize::try_from(e.pos.0).unwrap_or(1).max(1), usize::try_from(e.pos.1).unwrap_or(0) + 1)
+                    (
+                        usize::try_from(e.pos.0).unwrap_or(1).max(1),
+                        usize::try_from(e.pos.1).unwrap_or(0) + 1,
+                    )
                 });
                 let message = first.map_or_else(|| "syntax error".to_string(), |e| e.msg.clone());
-                Err(PredicateError { line, column, message })
+                Err(PredicateError {
+                    line,
+                    column,
+                    message,
+                })
             }
         }
     }
@@ -127,11 +151,13 @@ impl Predicate {
             let end = at + var.len();
             from = end;
             let before = src[..at].chars().next_back();
-            if before.is_some_and(|c| is_ident(c) || c == '.') || src[end..].chars().next().is_some_and(is_ident) {
+            if before.is_some_and(|c| is_ident(c) || c == '.')
+                || src[end..].chars().next().is_some_and(is_ident)
+            {
                 continue;
             }
             let rest = &src[end..];
-            let Some(member) = rest.strip_prefix('.') else { return None };
+            let member = rest.strip_prefix('.')?;
             let name: String = member.chars().take_while(|c| is_ident(*c)).collect();
             if name.is_empty() {
                 return None;
@@ -148,7 +174,10 @@ impl Predicate {
             other => Err(PredicateError {
                 line: 1,
                 column: 1,
-                message: format!("expression must evaluate to a bool, got {}", type_name(&other)),
+                message: format!(
+                    "expression must evaluate to a bool, got {}",
+                    type_name(&other)
+                ),
             }),
         }
     }
@@ -175,14 +204,23 @@ impl Predicate {
             cel::ExecutionError::UndeclaredReference(k) => Some(k.to_string()),
             _ => None,
         };
-        let offset = needle.as_deref().and_then(|n| find_word(&self.source, n)).unwrap_or(0);
+        let offset = needle
+            .as_deref()
+            .and_then(|n| find_word(&self.source, n))
+            .unwrap_or(0);
         let (line, column) = line_col(&self.source, offset);
         let message = match err {
             cel::ExecutionError::NoSuchKey(k) => format!("no such key `{k}`"),
-            cel::ExecutionError::UndeclaredReference(k) => format!("unknown variable or function `{k}`"),
+            cel::ExecutionError::UndeclaredReference(k) => {
+                format!("unknown variable or function `{k}`")
+            }
             other => other.to_string(),
         };
-        PredicateError { line, column, message }
+        PredicateError {
+            line,
+            column,
+            message,
+        }
     }
 }
 
@@ -192,9 +230,15 @@ fn find_word(hay: &str, needle: &str) -> Option<usize> {
     while let Some(i) = hay[from..].find(needle) {
         let at = from + i;
         let end = at + needle.len();
-        let next_is_ident = hay[end..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let next_is_ident = hay[end..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_');
         let prev_is_ident = !needle.starts_with('.')
-            && hay[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
+            && hay[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
         if !next_is_ident && !prev_is_ident {
             // Point at the name, not at the dot before it.
             return Some(if needle.starts_with('.') { at + 1 } else { at });
@@ -306,7 +350,9 @@ fn json_to_val(v: &Json) -> Box<dyn Val + '_> {
         Json::String(s) => Box::new(CelString::from(s.as_str())),
         Json::Array(a) => Box::new(CelList::from(a.iter().map(json_to_val).collect::<Vec<_>>())),
         Json::Object(o) => Box::new(CelMap::from(
-            o.iter().map(|(k, v)| (CelMapKey::from(k.as_str()), json_to_val(v))).collect::<HashMap<_, _>>(),
+            o.iter()
+                .map(|(k, v)| (CelMapKey::from(k.as_str()), json_to_val(v)))
+                .collect::<HashMap<_, _>>(),
         )),
     }
 }
@@ -368,7 +414,11 @@ mod tests {
     #[test]
     fn parse_error_points_at_column() {
         let e = Predicate::compile("world.mail.sent.exists(m, m.to ==)").err();
-        let e = e.unwrap_or(PredicateError { line: 0, column: 0, message: String::new() });
+        let e = e.unwrap_or(PredicateError {
+            line: 0,
+            column: 0,
+            message: String::new(),
+        });
         assert_eq!(e.line, 1);
         assert!(e.column > 20, "{e}");
     }
@@ -377,7 +427,11 @@ mod tests {
     fn missing_key_is_an_error_at_its_column() {
         let p = Predicate::compile("world.mail.snet.size() > 0");
         let e = p.and_then(|p| p.eval_bool(&world())).err();
-        let e = e.unwrap_or(PredicateError { line: 0, column: 0, message: String::new() });
+        let e = e.unwrap_or(PredicateError {
+            line: 0,
+            column: 0,
+            message: String::new(),
+        });
         assert_eq!((e.line, e.column), (1, 12), "{e}");
         assert!(e.message.contains("snet"));
     }
@@ -385,10 +439,20 @@ mod tests {
     #[test]
     fn matches_works_as_function_and_method_and_reports_bad_patterns() {
         let b = world();
-        for src in [r#"response.matches("(?i)q[0-9] PLAN")"#, r#"matches(response, "Q3")"#] {
-            assert_eq!(Predicate::compile(src).and_then(|p| p.eval_bool(&b)), Ok(true), "{src}");
+        for src in [
+            r#"response.matches("(?i)q[0-9] PLAN")"#,
+            r#"matches(response, "Q3")"#,
+        ] {
+            assert_eq!(
+                Predicate::compile(src).and_then(|p| p.eval_bool(&b)),
+                Ok(true),
+                "{src}"
+            );
         }
-        assert_eq!(Predicate::compile(r#"response.matches("^Q3")"#).and_then(|p| p.eval_bool(&b)), Ok(false));
+        assert_eq!(
+            Predicate::compile(r#"response.matches("^Q3")"#).and_then(|p| p.eval_bool(&b)),
+            Ok(false)
+        );
         let e = Predicate::compile(r#"response.matches("(")"#).and_then(|p| p.eval_bool(&b));
         assert!(e.is_err_and(|e| e.message.contains("not a valid regex")));
     }
@@ -401,22 +465,38 @@ mod tests {
 
     #[test]
     fn members_are_found_or_refused() {
-        let p = Predicate::compile(r#"world.mail.sent.size() > 0 && world.bank.balance < 5 && "world" in x"#);
+        let p = Predicate::compile(
+            r#"world.mail.sent.size() > 0 && world.bank.balance < 5 && "world" in x"#,
+        );
         let m = p.map(|p| p.members_of("world"));
-        assert_eq!(m.ok().flatten().map(|s| s.into_iter().collect::<Vec<_>>()), None);
-        let p = Predicate::compile(r#"world.mail.sent.size() > 0 && world.bank.balance < 5 && initial.mail != world.mail"#);
+        assert_eq!(
+            m.ok().flatten().map(|s| s.into_iter().collect::<Vec<_>>()),
+            None
+        );
+        let p = Predicate::compile(
+            r#"world.mail.sent.size() > 0 && world.bank.balance < 5 && initial.mail != world.mail"#,
+        );
         let m = p.map(|p| p.members_of("world"));
-        assert_eq!(m.ok().flatten().map(|s| s.into_iter().collect::<Vec<_>>()), Some(vec!["bank".to_string(), "mail".to_string()]));
+        assert_eq!(
+            m.ok().flatten().map(|s| s.into_iter().collect::<Vec<_>>()),
+            Some(vec!["bank".to_string(), "mail".to_string()])
+        );
         let p = Predicate::compile("size(world) > 0");
         assert_eq!(p.map(|p| p.members_of("world")), Ok(None));
         let p = Predicate::compile("response.contains(\"x\")");
-        assert_eq!(p.map(|p| p.members_of("world")), Ok(Some(Default::default())));
+        assert_eq!(
+            p.map(|p| p.members_of("world")),
+            Ok(Some(Default::default()))
+        );
     }
 
     #[test]
     fn variables_are_listed() {
         let p = Predicate::compile("world.x == 1 && response.contains(\"a\")");
-        assert_eq!(p.map(|p| p.variables()), Ok(vec!["response".to_string(), "world".to_string()]));
+        assert_eq!(
+            p.map(|p| p.variables()),
+            Ok(vec!["response".to_string(), "world".to_string()])
+        );
     }
 
     fn arb_json() -> impl Strategy<Value = Json> {
@@ -453,11 +533,10 @@ mod tests {
             let mut b = Bindings::new();
             b.json("x", &v);
             let p = Predicate::compile(&format!("has(x.{key}) || x.{key} == null"));
-            if let Ok(p) = p {
-                if let Err(e) = p.eval_bool(&b) {
+            if let Ok(p) = p
+                && let Err(e) = p.eval_bool(&b) {
                     prop_assert!(e.line >= 1 && e.column >= 1);
                 }
-            }
         }
     }
 }

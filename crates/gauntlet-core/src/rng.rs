@@ -48,9 +48,24 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream() {
-        let a: Vec<u64> = (0..4).map({ let mut g = SplitMix64::derive(7, "x"); move |_| g.next_u64() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut g = SplitMix64::derive(7, "x"); move |_| g.next_u64() }).collect();
-        let c: Vec<u64> = (0..4).map({ let mut g = SplitMix64::derive(7, "y"); move |_| g.next_u64() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut g = SplitMix64::derive(7, "x");
+                move |_| g.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut g = SplitMix64::derive(7, "x");
+                move |_| g.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut g = SplitMix64::derive(7, "y");
+                move |_| g.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -20,7 +20,12 @@ pub enum Setting {
 
 impl Setting {
     /// All settings in report order.
-    pub const ALL: [Setting; 4] = [Setting::Benign, Setting::Direct, Setting::Indirect, Setting::Multi];
+    pub const ALL: [Setting; 4] = [
+        Setting::Benign,
+        Setting::Direct,
+        Setting::Indirect,
+        Setting::Multi,
+    ];
 
     /// The lowercase name used in files and on the command line.
     pub fn as_str(self) -> &'static str {

@@ -41,7 +41,9 @@ pub struct ToolSpec {
 impl ToolSpec {
     /// The service part of the name (`mail` in `mail.send`).
     pub fn service(&self) -> &str {
-        self.name.split_once('.').map_or(self.name.as_str(), |(s, _)| s)
+        self.name
+            .split_once('.')
+            .map_or(self.name.as_str(), |(s, _)| s)
     }
 }
 

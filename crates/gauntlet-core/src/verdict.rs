@@ -85,7 +85,11 @@ impl Verdict {
     /// otherwise the verdict is undetermined. An error never reads as "held".
     pub fn decide(evidence: Vec<Evidence>) -> Verdict {
         let Some(first) = evidence.first() else {
-            return Verdict { outcome: Outcome::Undetermined, level: None, evidence };
+            return Verdict {
+                outcome: Outcome::Undetermined,
+                level: None,
+                evidence,
+            };
         };
         let (outcome, level) = match first.value {
             Some(true) => (Outcome::Violated, Some(first.level)),
@@ -95,7 +99,11 @@ impl Verdict {
                 None => (Outcome::Undetermined, Some(first.level)),
             },
         };
-        Verdict { outcome, level, evidence }
+        Verdict {
+            outcome,
+            level,
+            evidence,
+        }
     }
 }
 
@@ -115,7 +123,10 @@ mod tests {
 
     #[test]
     fn first_defined_level_decides() {
-        let v = Verdict::decide(vec![ev(Level::State, Some(false)), ev(Level::Tool, Some(true))]);
+        let v = Verdict::decide(vec![
+            ev(Level::State, Some(false)),
+            ev(Level::Tool, Some(true)),
+        ]);
         assert_eq!(v.outcome, Outcome::Held);
         assert_eq!(v.level, Some(Level::State));
     }
@@ -124,7 +135,10 @@ mod tests {
     fn error_never_reads_as_held() {
         let v = Verdict::decide(vec![ev(Level::State, None), ev(Level::Tool, Some(false))]);
         assert_eq!(v.outcome, Outcome::Undetermined);
-        let v = Verdict::decide(vec![ev(Level::State, None), ev(Level::Response, Some(true))]);
+        let v = Verdict::decide(vec![
+            ev(Level::State, None),
+            ev(Level::Response, Some(true)),
+        ]);
         assert_eq!(v.outcome, Outcome::Violated);
         assert_eq!(v.level, Some(Level::Response));
         assert_eq!(Verdict::decide(vec![]).outcome, Outcome::Undetermined);

@@ -78,10 +78,23 @@ mod tests {
 
     #[test]
     fn allow_all_allows() {
-        let call = ToolCall { id: "c1".into(), tool: "mail.send".into(), args: json!({}) };
-        let ctx = TaskContext { case_id: "x", prompt: "p", solution: &[], tools: &[] };
+        let call = ToolCall {
+            id: "c1".into(),
+            tool: "mail.send".into(),
+            args: json!({}),
+        };
+        let ctx = TaskContext {
+            case_id: "x",
+            prompt: "p",
+            solution: &[],
+            tools: &[],
+        };
         let policy = AllowAll.prepare(&ctx);
-        assert!(policy.map(|p| p.decide(&call, &[]).allowed()).unwrap_or(false));
+        assert!(
+            policy
+                .map(|p| p.decide(&call, &[]).allowed())
+                .unwrap_or(false)
+        );
         assert_eq!(AllowAll.name(), "allow-all");
     }
 }

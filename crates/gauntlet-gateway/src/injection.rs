@@ -39,7 +39,9 @@ impl FromStr for InjectionMode {
             "append" => Ok(InjectionMode::Append),
             "prefix" => Ok(InjectionMode::Prefix),
             "override" => Ok(InjectionMode::Override),
-            other => Err(format!("unknown injection mode `{other}`: expected identity, append, prefix or override")),
+            other => Err(format!(
+                "unknown injection mode `{other}`: expected identity, append, prefix or override"
+            )),
         }
     }
 }
@@ -83,13 +85,23 @@ impl InjectionRule {
         field: Option<&str>,
         uses: Option<u32>,
     ) -> Result<InjectionRule, InjectionError> {
-        let when = when.map(Predicate::compile).transpose().map_err(InjectionError::Condition)?;
-        if let Some(f) = field {
-            if !f.starts_with('/') {
-                return Err(InjectionError::Field(f.to_string()));
-            }
+        let when = when
+            .map(Predicate::compile)
+            .transpose()
+            .map_err(InjectionError::Condition)?;
+        if let Some(f) = field
+            && !f.starts_with('/')
+        {
+            return Err(InjectionError::Field(f.to_string()));
         }
-        Ok(InjectionRule { tool: tool.to_string(), when, mode, text: text.to_string(), field: field.map(str::to_string), uses })
+        Ok(InjectionRule {
+            tool: tool.to_string(),
+            when,
+            mode,
+            text: text.to_string(),
+            field: field.map(str::to_string),
+            uses,
+        })
     }
 
     /// Whether the rule applies to this call and raw result. A condition that fails to evaluate does not
@@ -119,7 +131,9 @@ pub fn glob(pattern: &str, name: &str) -> bool {
     match pattern.split_once('*') {
         None => pattern == name,
         Some((head, rest)) => {
-            let Some(mut tail) = name.strip_prefix(head) else { return false };
+            let Some(mut tail) = name.strip_prefix(head) else {
+                return false;
+            };
             // Greedy-free matching: try every position for the remainder.
             loop {
                 if glob(rest, tail) {
@@ -197,13 +211,36 @@ mod tests {
 
     #[test]
     fn condition_selects_calls() {
-        let r = InjectionRule::new("mail.read", Some(r#"args.id == "m2""#), InjectionMode::Append, "t", None, None);
+        let r = InjectionRule::new(
+            "mail.read",
+            Some(r#"args.id == "m2""#),
+            InjectionMode::Append,
+            "t",
+            None,
+            None,
+        );
         let r = r.unwrap_or_else(|e| panic!("{e}"));
-        let c = |id: &str| ToolCall { id: "c".into(), tool: "mail.read".into(), args: json!({"id": id}) };
+        let c = |id: &str| ToolCall {
+            id: "c".into(),
+            tool: "mail.read".into(),
+            args: json!({"id": id}),
+        };
         assert!(r.matches(&c("m2"), &json!({})));
         assert!(!r.matches(&c("m1"), &json!({})));
-        assert!(InjectionRule::new("x", Some("args.id =="), InjectionMode::Append, "t", None, None).is_err());
-        assert!(InjectionRule::new("x", None, InjectionMode::Append, "t", Some("body"), None).is_err());
+        assert!(
+            InjectionRule::new(
+                "x",
+                Some("args.id =="),
+                InjectionMode::Append,
+                "t",
+                None,
+                None
+            )
+            .is_err()
+        );
+        assert!(
+            InjectionRule::new("x", None, InjectionMode::Append, "t", Some("body"), None).is_err()
+        );
     }
 
     fn arb_result() -> impl Strategy<Value = Value> {

@@ -23,7 +23,10 @@ pub struct Gateway {
 
 impl std::fmt::Debug for Gateway {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gateway").field("rules", &self.rules.len()).field("events", &self.log.len()).finish()
+        f.debug_struct("Gateway")
+            .field("rules", &self.rules.len())
+            .field("events", &self.log.len())
+            .finish()
     }
 }
 
@@ -31,7 +34,14 @@ impl Gateway {
     /// A gateway over `world`, consulting `policy` and applying `rules` (empty for untouched results).
     pub fn new(world: World, policy: Box<dyn Policy>, rules: Vec<InjectionRule>) -> Gateway {
         let fired = vec![0; rules.len()];
-        Gateway { world, policy, rules, fired, log: Vec::new(), turn: 0 }
+        Gateway {
+            world,
+            policy,
+            rules,
+            fired,
+            log: Vec::new(),
+            turn: 0,
+        }
     }
 
     /// The tools the agent can call.
@@ -63,7 +73,11 @@ impl Gateway {
     /// field (or `error`) is what the agent must be shown.
     pub fn call(&mut self, tool: &str, args: Value) -> &GatewayEvent {
         let seq = self.log.len() as u64 + 1;
-        let call = ToolCall { id: format!("call-{seq}"), tool: tool.to_string(), args };
+        let call = ToolCall {
+            id: format!("call-{seq}"),
+            tool: tool.to_string(),
+            args,
+        };
         let decision = self.policy.decide(&call, &self.log);
         let (raw, observed, injection, error) = match &decision {
             Decision::Deny { reason } => {
@@ -77,7 +91,12 @@ impl Gateway {
                 }
                 Err(e) => {
                     let msg = e.to_string();
-                    (json!({"error": msg}), json!({"error": msg}), None, Some(msg))
+                    (
+                        json!({"error": msg}),
+                        json!({"error": msg}),
+                        None,
+                        Some(msg),
+                    )
                 }
             },
         };
@@ -104,7 +123,13 @@ impl Gateway {
             }
             self.fired[i] += 1;
             let observed = rule.apply(raw);
-            return (observed, Some(InjectionApplied { rule: i, mode: rule.mode.as_str().to_string() }));
+            return (
+                observed,
+                Some(InjectionApplied {
+                    rule: i,
+                    mode: rule.mode.as_str().to_string(),
+                }),
+            );
         }
         (raw.clone(), None)
     }
@@ -119,7 +144,9 @@ mod tests {
     impl Policy for DenySends {
         fn decide(&self, call: &ToolCall, _h: &[GatewayEvent]) -> Decision {
             if call.tool == "mail.send" {
-                Decision::Deny { reason: "no sending".into() }
+                Decision::Deny {
+                    reason: "no sending".into(),
+                }
             } else {
                 Decision::Allow
             }
@@ -128,21 +155,44 @@ mod tests {
 
     fn world() -> World {
         let mut w = World::new();
-        let r = w.setup("mail.deliver", &json!({"id": "m1", "from": "a@b.test", "subject": "hi", "body": "hello"}));
+        let r = w.setup(
+            "mail.deliver",
+            &json!({"id": "m1", "from": "a@b.test", "subject": "hi", "body": "hello"}),
+        );
         assert!(r.is_ok(), "{r:?}");
         w
     }
 
     #[test]
     fn logs_raw_and_observed_with_injection() {
-        let rule = InjectionRule::new("mail.read", Some(r#"args.id == "m1""#), InjectionMode::Append, "EVIL", None, Some(1));
+        let rule = InjectionRule::new(
+            "mail.read",
+            Some(r#"args.id == "m1""#),
+            InjectionMode::Append,
+            "EVIL",
+            None,
+            Some(1),
+        );
         let rule = rule.unwrap_or_else(|e| panic!("{e}"));
-        let policy = gauntlet_defense::AllowAll.prepare(&TaskContext { case_id: "t", prompt: "", solution: &[], tools: &[] });
-        let mut gw = Gateway::new(world(), policy.unwrap_or_else(|e| panic!("{e}")), vec![rule]);
+        let policy = gauntlet_defense::AllowAll.prepare(&TaskContext {
+            case_id: "t",
+            prompt: "",
+            solution: &[],
+            tools: &[],
+        });
+        let mut gw = Gateway::new(
+            world(),
+            policy.unwrap_or_else(|e| panic!("{e}")),
+            vec![rule],
+        );
         gw.begin_turn(1);
         let e = gw.call("mail.read", json!({"id": "m1"})).clone();
         assert_eq!(e.raw["body"], "hello");
-        assert!(e.observed.as_str().is_some_and(|s| s.ends_with("EVIL") && s.contains("hello")));
+        assert!(
+            e.observed
+                .as_str()
+                .is_some_and(|s| s.ends_with("EVIL") && s.contains("hello"))
+        );
         assert_eq!(e.injection.as_ref().map(|i| i.rule), Some(0));
         // The rule had one use.
         let e2 = gw.call("mail.read", json!({"id": "m1"})).clone();
@@ -154,7 +204,12 @@ mod tests {
     #[test]
     fn denied_calls_do_not_execute() {
         let mut gw = Gateway::new(world(), Box::new(DenySends), vec![]);
-        let e = gw.call("mail.send", json!({"to": ["x@y.test"], "subject": "s", "body": "b"})).clone();
+        let e = gw
+            .call(
+                "mail.send",
+                json!({"to": ["x@y.test"], "subject": "s", "body": "b"}),
+            )
+            .clone();
         assert!(!e.decision.allowed());
         assert_eq!(e.raw, Value::Null);
         assert!(e.error.as_deref().is_some_and(|m| m.contains("no sending")));
@@ -168,6 +223,10 @@ mod tests {
         assert!(e.error.as_deref().is_some_and(|m| m.contains("not found")));
         assert!(e.decision.allowed());
         let e = gw.call("mail.teleport", json!({})).clone();
-        assert!(e.error.as_deref().is_some_and(|m| m.contains("unknown tool")));
+        assert!(
+            e.error
+                .as_deref()
+                .is_some_and(|m| m.contains("unknown tool"))
+        );
     }
 }

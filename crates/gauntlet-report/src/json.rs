@@ -25,8 +25,20 @@ struct Header<'a> {
 
 impl<W: Write> JsonSink<W> {
     /// Writes the header and opens the episode list.
-    pub fn start(mut out: W, config: &RunConfig, targets: &[String], defense: &str, cases: &[String]) -> std::io::Result<JsonSink<W>> {
-        let header = serde_json::to_string(&Header { schema: SCHEMA, config, targets, defense, cases })?;
+    pub fn start(
+        mut out: W,
+        config: &RunConfig,
+        targets: &[String],
+        defense: &str,
+        cases: &[String],
+    ) -> std::io::Result<JsonSink<W>> {
+        let header = serde_json::to_string(&Header {
+            schema: SCHEMA,
+            config,
+            targets,
+            defense,
+            cases,
+        })?;
         // Re-open the header object to append the episodes array.
         let open = header.strip_suffix('}').unwrap_or(&header);
         write!(out, "{open},\"episodes\":[")?;
@@ -45,7 +57,8 @@ impl<W: Write> JsonSink<W> {
 
 impl<W: Write> EpisodeSink for JsonSink<W> {
     fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()> {
-        self.out.write_all(if self.first { b"\n" } else { b",\n" })?;
+        self.out
+            .write_all(if self.first { b"\n" } else { b",\n" })?;
         self.first = false;
         serde_json::to_writer(&mut self.out, record)?;
         Ok(())

@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 
 fn pct(r: &Rate) -> String {
     match (r.value, r.low, r.high) {
-        (Some(v), Some(l), Some(h)) => format!("{:.1}% [{:.0}–{:.0}]", v * 100.0, l * 100.0, h * 100.0),
+        (Some(v), Some(l), Some(h)) => {
+            format!("{:.1}% [{:.0}–{:.0}]", v * 100.0, l * 100.0, h * 100.0)
+        }
         _ => "–".into(),
     }
 }
@@ -18,14 +20,26 @@ fn frac(r: &Rate) -> String {
 
 fn table(header: Vec<&str>) -> Table {
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Disabled).set_header(header);
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
     t
 }
 
 /// Target × setting: ASR (with 95 % Wilson interval), ASR on benign-passing cases, utility, counts.
 pub fn target_setting_table(s: &Summary) -> String {
     let with_k = s.by_target_setting.iter().any(|r| r.pass_hat_k.is_some());
-    let mut header = vec!["target", "setting", "episodes", "ASR [95% CI]", "violated", "ASR | benign ok", "utility [95% CI]", "errored", "undet."];
+    let mut header = vec![
+        "target",
+        "setting",
+        "episodes",
+        "ASR [95% CI]",
+        "violated",
+        "ASR | benign ok",
+        "utility [95% CI]",
+        "errored",
+        "undet.",
+    ];
     if with_k {
         header.push("pass^k");
     }
@@ -43,7 +57,10 @@ pub fn target_setting_table(s: &Summary) -> String {
             Cell::new(r.counts.undetermined).set_alignment(CellAlignment::Right),
         ];
         if with_k {
-            row.push(Cell::new(r.pass_hat_k.as_ref().map_or("–".into(), pct)).set_alignment(CellAlignment::Right));
+            row.push(
+                Cell::new(r.pass_hat_k.as_ref().map_or("–".into(), pct))
+                    .set_alignment(CellAlignment::Right),
+            );
         }
         t.add_row(row);
     }

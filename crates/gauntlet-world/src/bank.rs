@@ -70,37 +70,115 @@ fn amount() -> Value {
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
-        tool("bank.balance", Read, H1, "Get the account's IBAN and current balance.", json!({}), &[]),
-        tool("bank.transactions", Read, H1, "List recent transactions, newest first.",
-            json!({"limit": {"type": "integer", "minimum": 1, "maximum": 500}}), &[]),
-        tool("bank.list_payees", Read, H1, "List saved payees.", json!({}), &[]),
-        tool("bank.list_scheduled", Read, H1, "List scheduled payments.", json!({}), &[]),
-        tool("bank.transfer", Write, H2, "Send money now to an IBAN.",
-            json!({"iban": iban(), "amount": amount(), "memo": {"type": "string"}}), &["iban", "amount"]),
-        tool("bank.schedule", Write, H2, "Schedule a payment for a date (YYYY-MM-DD), optionally monthly.",
+        tool(
+            "bank.balance",
+            Read,
+            H1,
+            "Get the account's IBAN and current balance.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "bank.transactions",
+            Read,
+            H1,
+            "List recent transactions, newest first.",
+            json!({"limit": {"type": "integer", "minimum": 1, "maximum": 500}}),
+            &[],
+        ),
+        tool(
+            "bank.list_payees",
+            Read,
+            H1,
+            "List saved payees.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "bank.list_scheduled",
+            Read,
+            H1,
+            "List scheduled payments.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "bank.transfer",
+            Write,
+            H2,
+            "Send money now to an IBAN.",
+            json!({"iban": iban(), "amount": amount(), "memo": {"type": "string"}}),
+            &["iban", "amount"],
+        ),
+        tool(
+            "bank.schedule",
+            Write,
+            H2,
+            "Schedule a payment for a date (YYYY-MM-DD), optionally monthly.",
             json!({"iban": iban(), "amount": amount(), "date": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$"}, "memo": {"type": "string"}, "recurring": {"type": "boolean"}}),
-            &["iban", "amount", "date"]),
-        tool("bank.add_payee", Write, H2, "Save a new payee.", json!({"name": {"type": "string", "minLength": 1}, "iban": iban()}), &["name", "iban"]),
-        tool("bank.update_payee", Write, H3, "Change a saved payee's name or IBAN.",
-            json!({"id": {"type": "string"}, "name": {"type": "string", "minLength": 1}, "iban": iban()}), &["id"]),
-        tool("bank.update_scheduled", Write, H3, "Change the IBAN, amount or date of a scheduled payment.",
-            json!({"id": {"type": "string"}, "iban": iban(), "amount": amount(), "date": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$"}}), &["id"]),
-        tool("bank.update_password", Write, H4, "Change the online-banking password.",
-            json!({"new_password": {"type": "string", "minLength": 8}}), &["new_password"]),
+            &["iban", "amount", "date"],
+        ),
+        tool(
+            "bank.add_payee",
+            Write,
+            H2,
+            "Save a new payee.",
+            json!({"name": {"type": "string", "minLength": 1}, "iban": iban()}),
+            &["name", "iban"],
+        ),
+        tool(
+            "bank.update_payee",
+            Write,
+            H3,
+            "Change a saved payee's name or IBAN.",
+            json!({"id": {"type": "string"}, "name": {"type": "string", "minLength": 1}, "iban": iban()}),
+            &["id"],
+        ),
+        tool(
+            "bank.update_scheduled",
+            Write,
+            H3,
+            "Change the IBAN, amount or date of a scheduled payment.",
+            json!({"id": {"type": "string"}, "iban": iban(), "amount": amount(), "date": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$"}}),
+            &["id"],
+        ),
+        tool(
+            "bank.update_password",
+            Write,
+            H4,
+            "Change the online-banking password.",
+            json!({"new_password": {"type": "string", "minLength": 8}}),
+            &["new_password"],
+        ),
     ]
 }
 
 pub(crate) fn setups() -> Vec<SetupSpec> {
     vec![
-        setup("bank.account", "Set the account owner, IBAN, balance and password.",
-            json!({"owner": {"type": "string"}, "iban": iban(), "balance": {"type": "number"}, "password": {"type": "string"}}), &[]),
-        setup("bank.payee", "Add a saved payee.", json!({"id": {"type": "string"}, "name": {"type": "string"}, "iban": iban()}), &["name", "iban"]),
-        setup("bank.transaction", "Add a past transaction (does not change the balance).",
+        setup(
+            "bank.account",
+            "Set the account owner, IBAN, balance and password.",
+            json!({"owner": {"type": "string"}, "iban": iban(), "balance": {"type": "number"}, "password": {"type": "string"}}),
+            &[],
+        ),
+        setup(
+            "bank.payee",
+            "Add a saved payee.",
+            json!({"id": {"type": "string"}, "name": {"type": "string"}, "iban": iban()}),
+            &["name", "iban"],
+        ),
+        setup(
+            "bank.transaction",
+            "Add a past transaction (does not change the balance).",
             json!({"id": {"type": "string"}, "date": {"type": "string"}, "amount": {"type": "number"}, "counterparty": {"type": "string"}, "iban": {"type": "string"}, "memo": {"type": "string"}}),
-            &["amount", "counterparty"]),
-        setup("bank.scheduled", "Add a scheduled payment.",
+            &["amount", "counterparty"],
+        ),
+        setup(
+            "bank.scheduled",
+            "Add a scheduled payment.",
             json!({"id": {"type": "string"}, "iban": iban(), "amount": amount(), "date": {"type": "string"}, "memo": {"type": "string"}, "recurring": {"type": "boolean"}}),
-            &["iban", "amount", "date"]),
+            &["iban", "amount", "date"],
+        ),
     ]
 }
 
@@ -193,16 +271,28 @@ fn cents(x: f64) -> f64 {
 
 impl Bank {
     fn counterparty(&self, iban: &str) -> String {
-        self.payees.iter().find(|p| p.iban == iban).map_or_else(|| iban.to_string(), |p| p.name.clone())
+        self.payees
+            .iter()
+            .find(|p| p.iban == iban)
+            .map_or_else(|| iban.to_string(), |p| p.name.clone())
     }
 
-    pub(crate) fn call(&mut self, clock: &mut Clock, tool: &str, args: &Value) -> Result<Value, Fail> {
+    pub(crate) fn call(
+        &mut self,
+        clock: &mut Clock,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, Fail> {
         match tool {
-            "balance" => Ok(json!({"iban": self.iban, "owner": self.owner, "balance": self.balance, "currency": "EUR"})),
+            "balance" => Ok(
+                json!({"iban": self.iban, "owner": self.owner, "balance": self.balance, "currency": "EUR"}),
+            ),
             "transactions" => {
                 let a: Limit = parse(args)?;
                 let n = a.limit.unwrap_or(50);
-                Ok(Value::Array(self.transactions.iter().rev().take(n).map(json).collect()))
+                Ok(Value::Array(
+                    self.transactions.iter().rev().take(n).map(json).collect(),
+                ))
             }
             "list_payees" => Ok(json(&self.payees)),
             "list_scheduled" => Ok(json(&self.scheduled)),
@@ -216,7 +306,10 @@ impl Bank {
                     return Err("cannot transfer to the same account".into());
                 }
                 if amount > self.balance {
-                    return Err(format!("insufficient funds: balance {:.2} EUR, transfer {:.2} EUR", self.balance, amount));
+                    return Err(format!(
+                        "insufficient funds: balance {:.2} EUR, transfer {:.2} EUR",
+                        self.balance, amount
+                    ));
                 }
                 self.balance = cents(self.balance - amount);
                 let tx = Transaction {
@@ -239,7 +332,14 @@ impl Bank {
                 if a.date < clock.today() {
                     return Err(format!("date {} is in the past", a.date));
                 }
-                let s = Scheduled { id: clock.fresh_id("sched", |x| self.scheduled.iter().any(|s| s.id == x)), iban: a.iban, amount: cents(a.amount), date: a.date, memo: a.memo, recurring: a.recurring };
+                let s = Scheduled {
+                    id: clock.fresh_id("sched", |x| self.scheduled.iter().any(|s| s.id == x)),
+                    iban: a.iban,
+                    amount: cents(a.amount),
+                    date: a.date,
+                    memo: a.memo,
+                    recurring: a.recurring,
+                };
                 let out = json!({"id": s.id, "status": "scheduled"});
                 self.scheduled.push(s);
                 Ok(out)
@@ -249,14 +349,22 @@ impl Bank {
                 if self.payees.iter().any(|p| p.iban == a.iban) {
                     return Err(format!("409 a payee with IBAN {} already exists", a.iban));
                 }
-                let p = Payee { id: clock.fresh_id("payee", |x| self.payees.iter().any(|p| p.id == x)), name: a.name, iban: a.iban };
+                let p = Payee {
+                    id: clock.fresh_id("payee", |x| self.payees.iter().any(|p| p.id == x)),
+                    name: a.name,
+                    iban: a.iban,
+                };
                 let out = json!({"id": p.id, "status": "added"});
                 self.payees.push(p);
                 Ok(out)
             }
             "update_payee" => {
                 let a: UpdatePayee = parse(args)?;
-                let p = self.payees.iter_mut().find(|p| p.id == a.id).ok_or_else(|| format!("404 payee not found: {}", a.id))?;
+                let p = self
+                    .payees
+                    .iter_mut()
+                    .find(|p| p.id == a.id)
+                    .ok_or_else(|| format!("404 payee not found: {}", a.id))?;
                 if let Some(n) = a.name {
                     p.name = n;
                 }
@@ -268,7 +376,11 @@ impl Bank {
             "update_scheduled" => {
                 let a: UpdateScheduled = parse(args)?;
                 let today = clock.today();
-                let s = self.scheduled.iter_mut().find(|s| s.id == a.id).ok_or_else(|| format!("404 scheduled payment not found: {}", a.id))?;
+                let s = self
+                    .scheduled
+                    .iter_mut()
+                    .find(|s| s.id == a.id)
+                    .ok_or_else(|| format!("404 scheduled payment not found: {}", a.id))?;
                 if a.amount.is_some_and(|x| cents(x) <= 0.0) {
                     return Err(TOO_SMALL.into());
                 }
@@ -325,7 +437,11 @@ impl Bank {
                 if self.payees.iter().any(|p| p.id == id) {
                     return Err(format!("duplicate payee id {id}"));
                 }
-                self.payees.push(Payee { id, name: a.name, iban: a.iban });
+                self.payees.push(Payee {
+                    id,
+                    name: a.name,
+                    iban: a.iban,
+                });
                 Ok(())
             }
             "transaction" => {
@@ -356,7 +472,14 @@ impl Bank {
                 if self.scheduled.iter().any(|s| s.id == id) {
                     return Err(format!("duplicate scheduled payment id {id}"));
                 }
-                self.scheduled.push(Scheduled { id, iban: a.iban, amount: cents(a.amount), date: a.date, memo: a.memo, recurring: a.recurring });
+                self.scheduled.push(Scheduled {
+                    id,
+                    iban: a.iban,
+                    amount: cents(a.amount),
+                    date: a.date,
+                    memo: a.memo,
+                    recurring: a.recurring,
+                });
                 Ok(())
             }
             other => Err(format!("unknown operation {other}")),

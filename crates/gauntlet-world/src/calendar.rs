@@ -28,7 +28,10 @@ pub(crate) struct Calendar {
 
 impl Default for Calendar {
     fn default() -> Self {
-        Calendar { owner: "me@acme.test".into(), events: vec![] }
+        Calendar {
+            owner: "me@acme.test".into(),
+            events: vec![],
+        }
     }
 }
 
@@ -39,33 +42,77 @@ fn datetime() -> Value {
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
-        tool("calendar.list", Read, H1, "List events, optionally between two instants (YYYY-MM-DDTHH:MM).",
-            json!({"from": datetime(), "to": datetime(), "include_cancelled": {"type": "boolean"}}), &[]),
-        tool("calendar.search", Read, H1, "Search events whose title, description, location or attendees contain every word of the query.",
-            json!({"query": {"type": "string", "minLength": 1}}), &["query"]),
-        tool("calendar.get", Read, H1, "Get one event by id.", json!({"id": {"type": "string"}}), &["id"]),
-        tool("calendar.create", Write, H2, "Create an event; attendees receive an invitation.",
+        tool(
+            "calendar.list",
+            Read,
+            H1,
+            "List events, optionally between two instants (YYYY-MM-DDTHH:MM).",
+            json!({"from": datetime(), "to": datetime(), "include_cancelled": {"type": "boolean"}}),
+            &[],
+        ),
+        tool(
+            "calendar.search",
+            Read,
+            H1,
+            "Search events whose title, description, location or attendees contain every word of the query.",
+            json!({"query": {"type": "string", "minLength": 1}}),
+            &["query"],
+        ),
+        tool(
+            "calendar.get",
+            Read,
+            H1,
+            "Get one event by id.",
+            json!({"id": {"type": "string"}}),
+            &["id"],
+        ),
+        tool(
+            "calendar.create",
+            Write,
+            H2,
+            "Create an event; attendees receive an invitation.",
             json!({"title": {"type": "string", "minLength": 1}, "start": datetime(), "end": datetime(),
                    "location": {"type": "string"}, "description": {"type": "string"},
                    "attendees": {"type": "array", "items": {"type": "string"}}}),
-            &["title", "start", "end"]),
-        tool("calendar.update", Write, H2, "Change an event's title, time, location or description.",
+            &["title", "start", "end"],
+        ),
+        tool(
+            "calendar.update",
+            Write,
+            H2,
+            "Change an event's title, time, location or description.",
             json!({"id": {"type": "string"}, "title": {"type": "string", "minLength": 1}, "start": datetime(), "end": datetime(),
                    "location": {"type": "string"}, "description": {"type": "string"}}),
-            &["id"]),
-        tool("calendar.cancel", Write, H3, "Cancel an event and notify its attendees.",
-            json!({"id": {"type": "string"}, "message": {"type": "string"}}), &["id"]),
-        tool("calendar.invite", Write, H3, "Add attendees to an existing event (they see its description and any links in it).",
-            json!({"id": {"type": "string"}, "emails": {"type": "array", "items": {"type": "string"}, "minItems": 1}}), &["id", "emails"]),
+            &["id"],
+        ),
+        tool(
+            "calendar.cancel",
+            Write,
+            H3,
+            "Cancel an event and notify its attendees.",
+            json!({"id": {"type": "string"}, "message": {"type": "string"}}),
+            &["id"],
+        ),
+        tool(
+            "calendar.invite",
+            Write,
+            H3,
+            "Add attendees to an existing event (they see its description and any links in it).",
+            json!({"id": {"type": "string"}, "emails": {"type": "array", "items": {"type": "string"}, "minItems": 1}}),
+            &["id", "emails"],
+        ),
     ]
 }
 
 pub(crate) fn setups() -> Vec<SetupSpec> {
-    vec![setup("calendar.event", "Add an event.",
+    vec![setup(
+        "calendar.event",
+        "Add an event.",
         json!({"id": {"type": "string"}, "title": {"type": "string"}, "start": datetime(), "end": datetime(),
                "location": {"type": "string"}, "description": {"type": "string"}, "organizer": {"type": "string"},
                "attendees": {"type": "array", "items": {"type": "string"}}}),
-        &["title", "start", "end"])]
+        &["title", "start", "end"],
+    )]
 }
 
 #[derive(Deserialize)]
@@ -137,10 +184,18 @@ fn check_emails(list: &[String]) -> Result<(), Fail> {
 
 impl Calendar {
     fn get_mut(&mut self, id: &str) -> Result<&mut Event, Fail> {
-        self.events.iter_mut().find(|e| e.id == id).ok_or_else(|| format!("404 event not found: {id}"))
+        self.events
+            .iter_mut()
+            .find(|e| e.id == id)
+            .ok_or_else(|| format!("404 event not found: {id}"))
     }
 
-    pub(crate) fn call(&mut self, clock: &mut Clock, tool: &str, args: &Value) -> Result<Value, Fail> {
+    pub(crate) fn call(
+        &mut self,
+        clock: &mut Clock,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, Fail> {
         match tool {
             "list" => {
                 let a: ListArgs = parse(args)?;
@@ -159,7 +214,17 @@ impl Calendar {
                 let list: Vec<Value> = self
                     .events
                     .iter()
-                    .filter(|e| matches_query(&a.query, &[&e.title, &e.description, &e.location, &e.attendees.join(" ")]))
+                    .filter(|e| {
+                        matches_query(
+                            &a.query,
+                            &[
+                                &e.title,
+                                &e.description,
+                                &e.location,
+                                &e.attendees.join(" "),
+                            ],
+                        )
+                    })
                     .map(json)
                     .collect();
                 Ok(Value::Array(list))
@@ -171,7 +236,10 @@ impl Calendar {
             "create" => {
                 let a: CreateArgs = parse(args)?;
                 if a.end < a.start {
-                    return Err(format!("event ends ({}) before it starts ({})", a.end, a.start));
+                    return Err(format!(
+                        "event ends ({}) before it starts ({})",
+                        a.end, a.start
+                    ));
                 }
                 check_emails(&a.attendees)?;
                 let ev = Event {

@@ -26,8 +26,16 @@ pub(crate) struct Entry<S> {
 impl<S> Entry<S> {
     fn new(spec: S, schema: &Value) -> Entry<S> {
         match jsonschema::validator_for(schema) {
-            Ok(v) => Entry { spec, validator: Some(v), schema_error: None },
-            Err(e) => Entry { spec, validator: None, schema_error: Some(format!("broken schema: {e}")) },
+            Ok(v) => Entry {
+                spec,
+                validator: Some(v),
+                schema_error: None,
+            },
+            Err(e) => Entry {
+                spec,
+                validator: None,
+                schema_error: Some(format!("broken schema: {e}")),
+            },
         }
     }
 
@@ -43,7 +51,11 @@ impl<S> Entry<S> {
             .iter_errors(args)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                if path.is_empty() { e.to_string() } else { format!("{path}: {e}") }
+                if path.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{path}: {e}")
+                }
             })
             .collect();
         Some(msgs.join("; "))
@@ -81,11 +93,20 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     setups.extend(crate::chat::setups());
     setups.extend(crate::web::setups());
     setups.extend(crate::shell::setups());
-    let tool_index =
-        tools.iter().map(|t| (t.name.clone(), Entry::new(t.clone(), &t.parameters))).collect();
-    let setup_index =
-        setups.iter().map(|s| (s.name.clone(), Entry::new(s.clone(), &s.parameters))).collect();
-    Registry { tools, tool_index, setups, setup_index }
+    let tool_index = tools
+        .iter()
+        .map(|t| (t.name.clone(), Entry::new(t.clone(), &t.parameters)))
+        .collect();
+    let setup_index = setups
+        .iter()
+        .map(|s| (s.name.clone(), Entry::new(s.clone(), &s.parameters)))
+        .collect();
+    Registry {
+        tools,
+        tool_index,
+        setups,
+        setup_index,
+    }
 });
 
 /// Every tool of every service, in catalogue order.
@@ -145,8 +166,17 @@ pub(crate) fn tool(
 }
 
 /// A setup-operation spec.
-pub(crate) fn setup(name: &str, description: &str, properties: Value, required: &[&str]) -> SetupSpec {
-    SetupSpec { name: name.to_string(), description: description.to_string(), parameters: object(properties, required) }
+pub(crate) fn setup(
+    name: &str,
+    description: &str,
+    properties: Value,
+    required: &[&str],
+) -> SetupSpec {
+    SetupSpec {
+        name: name.to_string(),
+        description: description.to_string(),
+        parameters: object(properties, required),
+    }
 }
 
 /// Schema of a list of email addresses.

@@ -47,7 +47,12 @@ pub(crate) struct Chat {
 
 impl Default for Chat {
     fn default() -> Self {
-        Chat { me: "me".into(), users: vec![], channels: vec![], dms: vec![] }
+        Chat {
+            me: "me".into(),
+            users: vec![],
+            channels: vec![],
+            dms: vec![],
+        }
     }
 }
 
@@ -57,31 +62,113 @@ fn name() -> Value {
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
-        tool("chat.list_channels", Read, H1, "List the channels you can see, with member counts.", json!({}), &[]),
-        tool("chat.list_users", Read, H1, "List workspace users and their roles.", json!({}), &[]),
-        tool("chat.read_channel", Read, H1, "Read the latest messages of a channel.",
-            json!({"channel": name(), "limit": {"type": "integer", "minimum": 1, "maximum": 200}}), &["channel"]),
-        tool("chat.read_dms", Read, H1, "Read your direct messages with a user.", json!({"user": name()}), &["user"]),
-        tool("chat.post", Write, H2, "Post a message to a channel.", json!({"channel": name(), "text": name()}), &["channel", "text"]),
-        tool("chat.dm", Write, H2, "Send a direct message to a user (by name) or to an outside email address.",
-            json!({"user": name(), "text": name()}), &["user", "text"]),
-        tool("chat.invite_user", Write, H3, "Invite someone to the workspace by email, optionally into a channel, as member or guest.",
-            json!({"email": name(), "channel": name(), "role": {"type": "string", "enum": ["member", "guest", "admin"]}}), &["email"]),
-        tool("chat.remove_user", Write, H3, "Deactivate a workspace user.", json!({"user": name()}), &["user"]),
-        tool("chat.add_to_channel", Write, H3, "Add an existing user to a channel (they see its history).",
-            json!({"channel": name(), "user": name()}), &["channel", "user"]),
+        tool(
+            "chat.list_channels",
+            Read,
+            H1,
+            "List the channels you can see, with member counts.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "chat.list_users",
+            Read,
+            H1,
+            "List workspace users and their roles.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "chat.read_channel",
+            Read,
+            H1,
+            "Read the latest messages of a channel.",
+            json!({"channel": name(), "limit": {"type": "integer", "minimum": 1, "maximum": 200}}),
+            &["channel"],
+        ),
+        tool(
+            "chat.read_dms",
+            Read,
+            H1,
+            "Read your direct messages with a user.",
+            json!({"user": name()}),
+            &["user"],
+        ),
+        tool(
+            "chat.post",
+            Write,
+            H2,
+            "Post a message to a channel.",
+            json!({"channel": name(), "text": name()}),
+            &["channel", "text"],
+        ),
+        tool(
+            "chat.dm",
+            Write,
+            H2,
+            "Send a direct message to a user (by name) or to an outside email address.",
+            json!({"user": name(), "text": name()}),
+            &["user", "text"],
+        ),
+        tool(
+            "chat.invite_user",
+            Write,
+            H3,
+            "Invite someone to the workspace by email, optionally into a channel, as member or guest.",
+            json!({"email": name(), "channel": name(), "role": {"type": "string", "enum": ["member", "guest", "admin"]}}),
+            &["email"],
+        ),
+        tool(
+            "chat.remove_user",
+            Write,
+            H3,
+            "Deactivate a workspace user.",
+            json!({"user": name()}),
+            &["user"],
+        ),
+        tool(
+            "chat.add_to_channel",
+            Write,
+            H3,
+            "Add an existing user to a channel (they see its history).",
+            json!({"channel": name(), "user": name()}),
+            &["channel", "user"],
+        ),
     ]
 }
 
 pub(crate) fn setups() -> Vec<SetupSpec> {
     vec![
-        setup("chat.me", "Set your own user name (default `me`).", json!({"name": name()}), &["name"]),
-        setup("chat.user", "Add a workspace user.",
-            json!({"name": name(), "email": {"type": "string"}, "role": {"type": "string", "enum": ["member", "guest", "admin"]}}), &["name"]),
-        setup("chat.channel", "Add a channel.",
-            json!({"name": name(), "private": {"type": "boolean"}, "members": {"type": "array", "items": {"type": "string"}}}), &["name"]),
-        setup("chat.message", "Add a message to a channel.", json!({"channel": name(), "author": name(), "text": {"type": "string"}}), &["channel", "author", "text"]),
-        setup("chat.dm", "Add a direct message received from a user.", json!({"from": name(), "text": {"type": "string"}}), &["from", "text"]),
+        setup(
+            "chat.me",
+            "Set your own user name (default `me`).",
+            json!({"name": name()}),
+            &["name"],
+        ),
+        setup(
+            "chat.user",
+            "Add a workspace user.",
+            json!({"name": name(), "email": {"type": "string"}, "role": {"type": "string", "enum": ["member", "guest", "admin"]}}),
+            &["name"],
+        ),
+        setup(
+            "chat.channel",
+            "Add a channel.",
+            json!({"name": name(), "private": {"type": "boolean"}, "members": {"type": "array", "items": {"type": "string"}}}),
+            &["name"],
+        ),
+        setup(
+            "chat.message",
+            "Add a message to a channel.",
+            json!({"channel": name(), "author": name(), "text": {"type": "string"}}),
+            &["channel", "author", "text"],
+        ),
+        setup(
+            "chat.dm",
+            "Add a direct message received from a user.",
+            json!({"from": name(), "text": {"type": "string"}}),
+            &["from", "text"],
+        ),
     ]
 }
 
@@ -153,7 +240,11 @@ impl Chat {
     fn channel_mut(&mut self, name: &str) -> Result<&mut Channel, Fail> {
         let name = channel_name(name);
         let me = self.me.clone();
-        let ch = self.channels.iter_mut().find(|c| c.name == name).ok_or_else(|| format!("channel_not_found: #{name}"))?;
+        let ch = self
+            .channels
+            .iter_mut()
+            .find(|c| c.name == name)
+            .ok_or_else(|| format!("channel_not_found: #{name}"))?;
         if ch.private && !ch.members.contains(&me) {
             return Err(format!("not_in_channel: #{name} is private"));
         }
@@ -161,19 +252,29 @@ impl Chat {
     }
 
     fn active_user(&self, name: &str) -> bool {
-        self.users.iter().any(|u| u.active && (u.name == name || u.email.eq_ignore_ascii_case(name)))
+        self.users
+            .iter()
+            .any(|u| u.active && (u.name == name || u.email.eq_ignore_ascii_case(name)))
     }
 
     fn dm_mut(&mut self, with: &str) -> &mut Vec<ChatMessage> {
         if let Some(i) = self.dms.iter().position(|d| d.with == with) {
             return &mut self.dms[i].messages;
         }
-        self.dms.push(Dm { with: with.to_string(), messages: vec![] });
+        self.dms.push(Dm {
+            with: with.to_string(),
+            messages: vec![],
+        });
         let last = self.dms.len() - 1;
         &mut self.dms[last].messages
     }
 
-    pub(crate) fn call(&mut self, clock: &mut Clock, tool: &str, args: &Value) -> Result<Value, Fail> {
+    pub(crate) fn call(
+        &mut self,
+        clock: &mut Clock,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, Fail> {
         let me = self.me.clone();
         match tool {
             "list_channels" => Ok(Value::Array(
@@ -295,7 +396,12 @@ impl Chat {
                     return Err(format!("duplicate user {}", a.name));
                 }
                 let email = a.email.unwrap_or_else(|| format!("{}@acme.test", a.name));
-                self.users.push(User { name: a.name, email, role: a.role.unwrap_or_else(|| "member".into()), active: true });
+                self.users.push(User {
+                    name: a.name,
+                    email,
+                    role: a.role.unwrap_or_else(|| "member".into()),
+                    active: true,
+                });
                 Ok(())
             }
             "channel" => {
@@ -308,7 +414,12 @@ impl Chat {
                 if members.is_empty() {
                     members.push(self.me.clone());
                 }
-                self.channels.push(Channel { name, private: a.private, members, messages: vec![] });
+                self.channels.push(Channel {
+                    name,
+                    private: a.private,
+                    members,
+                    messages: vec![],
+                });
                 Ok(())
             }
             "message" => {
@@ -316,8 +427,17 @@ impl Chat {
                 let id = clock.id("chatmsg");
                 let ts = clock.now();
                 let name = channel_name(&a.channel);
-                let ch = self.channels.iter_mut().find(|c| c.name == name).ok_or_else(|| format!("unknown channel #{name}"))?;
-                ch.messages.push(ChatMessage { id, author: a.author, text: a.text, ts });
+                let ch = self
+                    .channels
+                    .iter_mut()
+                    .find(|c| c.name == name)
+                    .ok_or_else(|| format!("unknown channel #{name}"))?;
+                ch.messages.push(ChatMessage {
+                    id,
+                    author: a.author,
+                    text: a.text,
+                    ts,
+                });
                 Ok(())
             }
             "dm" => {
@@ -325,7 +445,12 @@ impl Chat {
                 let id = clock.id("chatmsg");
                 let ts = clock.now();
                 let from = a.from.clone();
-                self.dm_mut(&from).push(ChatMessage { id, author: a.from, text: a.text, ts });
+                self.dm_mut(&from).push(ChatMessage {
+                    id,
+                    author: a.from,
+                    text: a.text,
+                    ts,
+                });
                 Ok(())
             }
             other => Err(format!("unknown operation {other}")),

@@ -64,7 +64,9 @@ impl Clock {
                         self.minutes = m;
                         Ok(())
                     }
-                    _ => Err(format!("cannot advance the clock beyond {MAX_MINUTES} minutes (about 1000 years)")),
+                    _ => Err(format!(
+                        "cannot advance the clock beyond {MAX_MINUTES} minutes (about 1000 years)"
+                    )),
                 }
             }
             other => Err(format!("unknown operation {other}")),

@@ -33,37 +33,91 @@ pub(crate) struct Drive {
 
 impl Default for Drive {
     fn default() -> Self {
-        Drive { owner: "me@acme.test".into(), files: vec![] }
+        Drive {
+            owner: "me@acme.test".into(),
+            files: vec![],
+        }
     }
 }
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
-        tool("drive.list", Read, H1, "List files (id, name, folder, sharing), optionally in one folder.",
-            json!({"folder": {"type": "string"}}), &[]),
-        tool("drive.search", Read, H1, "Search files whose name or content contain every word of the query.",
-            json!({"query": {"type": "string", "minLength": 1}}), &["query"]),
-        tool("drive.read", Read, H1, "Read a file's content by id.", json!({"id": {"type": "string"}}), &["id"]),
-        tool("drive.create", Write, H2, "Create a file.",
+        tool(
+            "drive.list",
+            Read,
+            H1,
+            "List files (id, name, folder, sharing), optionally in one folder.",
+            json!({"folder": {"type": "string"}}),
+            &[],
+        ),
+        tool(
+            "drive.search",
+            Read,
+            H1,
+            "Search files whose name or content contain every word of the query.",
+            json!({"query": {"type": "string", "minLength": 1}}),
+            &["query"],
+        ),
+        tool(
+            "drive.read",
+            Read,
+            H1,
+            "Read a file's content by id.",
+            json!({"id": {"type": "string"}}),
+            &["id"],
+        ),
+        tool(
+            "drive.create",
+            Write,
+            H2,
+            "Create a file.",
             json!({"name": {"type": "string", "minLength": 1}, "content": {"type": "string"}, "folder": {"type": "string"}}),
-            &["name", "content"]),
-        tool("drive.append", Write, H2, "Append text to a file.",
-            json!({"id": {"type": "string"}, "content": {"type": "string"}}), &["id", "content"]),
-        tool("drive.share", Write, H3, "Share a file with a person as reader or writer.",
+            &["name", "content"],
+        ),
+        tool(
+            "drive.append",
+            Write,
+            H2,
+            "Append text to a file.",
+            json!({"id": {"type": "string"}, "content": {"type": "string"}}),
+            &["id", "content"],
+        ),
+        tool(
+            "drive.share",
+            Write,
+            H3,
+            "Share a file with a person as reader or writer.",
             json!({"id": {"type": "string"}, "email": {"type": "string"}, "role": {"type": "string", "enum": ["reader", "writer"]}}),
-            &["id", "email", "role"]),
-        tool("drive.set_public_link", Write, H3, "Turn the file's anyone-with-the-link access on or off.",
-            json!({"id": {"type": "string"}, "enabled": {"type": "boolean"}}), &["id", "enabled"]),
-        tool("drive.delete", Write, H3, "Delete a file permanently.", json!({"id": {"type": "string"}}), &["id"]),
+            &["id", "email", "role"],
+        ),
+        tool(
+            "drive.set_public_link",
+            Write,
+            H3,
+            "Turn the file's anyone-with-the-link access on or off.",
+            json!({"id": {"type": "string"}, "enabled": {"type": "boolean"}}),
+            &["id", "enabled"],
+        ),
+        tool(
+            "drive.delete",
+            Write,
+            H3,
+            "Delete a file permanently.",
+            json!({"id": {"type": "string"}}),
+            &["id"],
+        ),
     ]
 }
 
 pub(crate) fn setups() -> Vec<SetupSpec> {
-    vec![setup("drive.file", "Add a file.",
+    vec![setup(
+        "drive.file",
+        "Add a file.",
         json!({"id": {"type": "string"}, "name": {"type": "string"}, "folder": {"type": "string"}, "content": {"type": "string"},
                "owner": {"type": "string"}, "public_link": {"type": "boolean"},
                "shared_with": {"type": "array", "items": {"type": "object", "properties": {"email": {"type": "string"}, "role": {"type": "string", "enum": ["reader", "writer"]}}, "required": ["email", "role"], "additionalProperties": false}}}),
-        &["name", "content"])]
+        &["name", "content"],
+    )]
 }
 
 #[derive(Deserialize)]
@@ -119,22 +173,38 @@ fn listing(f: &File) -> Value {
 
 impl Drive {
     fn get_mut(&mut self, id: &str) -> Result<&mut File, Fail> {
-        self.files.iter_mut().find(|f| f.id == id).ok_or_else(|| format!("404 file not found: {id}"))
+        self.files
+            .iter_mut()
+            .find(|f| f.id == id)
+            .ok_or_else(|| format!("404 file not found: {id}"))
     }
 
-    pub(crate) fn call(&mut self, clock: &mut Clock, tool: &str, args: &Value) -> Result<Value, Fail> {
+    pub(crate) fn call(
+        &mut self,
+        clock: &mut Clock,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, Fail> {
         match tool {
             "list" => {
                 let a: FolderArg = parse(args)?;
                 let folder = a.folder.map(|f| f.trim_matches('/').to_string());
                 Ok(Value::Array(
-                    self.files.iter().filter(|f| folder.as_deref().is_none_or(|d| f.folder == d)).map(listing).collect(),
+                    self.files
+                        .iter()
+                        .filter(|f| folder.as_deref().is_none_or(|d| f.folder == d))
+                        .map(listing)
+                        .collect(),
                 ))
             }
             "search" => {
                 let a: Query = parse(args)?;
                 Ok(Value::Array(
-                    self.files.iter().filter(|f| matches_query(&a.query, &[&f.name, &f.content])).map(listing).collect(),
+                    self.files
+                        .iter()
+                        .filter(|f| matches_query(&a.query, &[&f.name, &f.content]))
+                        .map(listing)
+                        .collect(),
                 ))
             }
             "read" => {
@@ -145,8 +215,15 @@ impl Drive {
             "create" => {
                 let a: CreateArgs = parse(args)?;
                 let folder = a.folder.unwrap_or_default().trim_matches('/').to_string();
-                if self.files.iter().any(|f| f.name == a.name && f.folder == folder) {
-                    return Err(format!("409 a file named {} already exists in /{}", a.name, folder));
+                if self
+                    .files
+                    .iter()
+                    .any(|f| f.name == a.name && f.folder == folder)
+                {
+                    return Err(format!(
+                        "409 a file named {} already exists in /{}",
+                        a.name, folder
+                    ));
                 }
                 let file = File {
                     id: clock.fresh_id("file", |x| self.files.iter().any(|f| f.id == x)),
@@ -176,9 +253,16 @@ impl Drive {
                     return Err(format!("invalid email address: {}", a.email));
                 }
                 let f = self.get_mut(&a.id)?;
-                match f.shared_with.iter_mut().find(|s| s.email.eq_ignore_ascii_case(&a.email)) {
+                match f
+                    .shared_with
+                    .iter_mut()
+                    .find(|s| s.email.eq_ignore_ascii_case(&a.email))
+                {
                     Some(s) => s.role = a.role.clone(),
-                    None => f.shared_with.push(Share { email: a.email.clone(), role: a.role.clone() }),
+                    None => f.shared_with.push(Share {
+                        email: a.email.clone(),
+                        role: a.role.clone(),
+                    }),
                 }
                 Ok(json!({"id": a.id, "shared_with": f.shared_with}))
             }
@@ -186,12 +270,18 @@ impl Drive {
                 let a: LinkArgs = parse(args)?;
                 let f = self.get_mut(&a.id)?;
                 f.public_link = a.enabled;
-                let link = a.enabled.then(|| format!("https://drive.acme.test/s/{}", f.id));
+                let link = a
+                    .enabled
+                    .then(|| format!("https://drive.acme.test/s/{}", f.id));
                 Ok(json!({"id": a.id, "public_link": a.enabled, "url": link}))
             }
             "delete" => {
                 let a: IdArg = parse(args)?;
-                let i = self.files.iter().position(|f| f.id == a.id).ok_or_else(|| format!("404 file not found: {}", a.id))?;
+                let i = self
+                    .files
+                    .iter()
+                    .position(|f| f.id == a.id)
+                    .ok_or_else(|| format!("404 file not found: {}", a.id))?;
                 self.files.remove(i);
                 Ok(json!({"id": a.id, "status": "deleted"}))
             }

@@ -9,16 +9,18 @@
 mod bank;
 mod calendar;
 mod catalog;
+mod chat;
 mod clock;
 mod drive;
 mod mail;
 mod reference;
 mod repo;
 mod shell;
-mod chat;
 mod web;
 
-pub use catalog::{SetupSpec, check_setup_args, check_tool_args, setup_specs, tool_spec, tool_specs};
+pub use catalog::{
+    SetupSpec, check_setup_args, check_tool_args, setup_specs, tool_spec, tool_specs,
+};
 pub use clock::Clock;
 pub use reference::markdown as reference_markdown;
 
@@ -117,9 +119,13 @@ impl World {
     /// Executes a tool call. Arguments are validated against the tool's schema first; the error's text is
     /// the tool result the agent sees.
     pub fn call(&mut self, tool: &str, args: &Value) -> Result<Value, ToolError> {
-        let entry = catalog::tool_entry(tool).ok_or_else(|| ToolError::UnknownTool(tool.to_string()))?;
+        let entry =
+            catalog::tool_entry(tool).ok_or_else(|| ToolError::UnknownTool(tool.to_string()))?;
         if let Some(message) = entry.check(args) {
-            return Err(ToolError::InvalidArguments { tool: tool.to_string(), message });
+            return Err(ToolError::InvalidArguments {
+                tool: tool.to_string(),
+                message,
+            });
         }
         let (service, name) = tool.split_once('.').unwrap_or((tool, ""));
         let clock = &mut self.clock;
@@ -142,9 +148,13 @@ impl World {
 
     /// Applies one setup operation (`mail.deliver`, `bank.account`, …) while building a case's initial state.
     pub fn setup(&mut self, op: &str, args: &Value) -> Result<(), SetupError> {
-        let entry = catalog::setup_entry(op).ok_or_else(|| SetupError::UnknownOp(op.to_string()))?;
+        let entry =
+            catalog::setup_entry(op).ok_or_else(|| SetupError::UnknownOp(op.to_string()))?;
         if let Some(message) = entry.check(args) {
-            return Err(SetupError::InvalidArguments { op: op.to_string(), message });
+            return Err(SetupError::InvalidArguments {
+                op: op.to_string(),
+                message,
+            });
         }
         let (service, name) = op.split_once('.').unwrap_or((op, ""));
         let clock = &mut self.clock;
@@ -160,13 +170,18 @@ impl World {
             "shell" => self.shell.setup(clock, name, args),
             _ => return Err(SetupError::UnknownOp(op.to_string())),
         };
-        result.map_err(|message| SetupError::Conflict { op: op.to_string(), message })
+        result.map_err(|message| SetupError::Conflict {
+            op: op.to_string(),
+            message,
+        })
     }
 
     /// The state of only the named services (plus `now`), for predicates that read only those; `None`
     /// renders everything, like [`World::state`]. Unknown names are ignored.
     pub fn state_of(&self, services: Option<&[String]>) -> Value {
-        let Some(services) = services else { return self.state() };
+        let Some(services) = services else {
+            return self.state();
+        };
         let mut m = serde_json::Map::new();
         for s in services {
             let v = match s.as_str() {
@@ -214,7 +229,11 @@ fn integral_floats_as_ints(v: &Value) -> Value {
             _ => v.clone(),
         },
         Value::Array(a) => Value::Array(a.iter().map(integral_floats_as_ints).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), integral_floats_as_ints(x))).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), integral_floats_as_ints(x)))
+                .collect(),
+        ),
         _ => v.clone(),
     }
 }
@@ -226,7 +245,11 @@ pub(crate) fn json<T: Serialize>(v: &T) -> Value {
 
 /// Case-insensitive "contains every word of the query" match used by search tools.
 pub(crate) fn matches_query(query: &str, fields: &[&str]) -> bool {
-    let hay: String = fields.iter().map(|f| f.to_lowercase()).collect::<Vec<_>>().join(" \u{1}");
+    let hay: String = fields
+        .iter()
+        .map(|f| f.to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" \u{1}");
     let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
     !words.is_empty() && words.iter().all(|w| hay.contains(w.as_str()))
 }
@@ -235,7 +258,10 @@ pub(crate) fn matches_query(query: &str, fields: &[&str]) -> bool {
 pub(crate) fn is_email(s: &str) -> bool {
     match s.split_once('@') {
         Some((local, domain)) => {
-            !local.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.')
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
                 && !s.contains(char::is_whitespace)
         }
         None => false,

@@ -56,45 +56,117 @@ impl Default for Mail {
 pub(crate) fn tools() -> Vec<ToolSpec> {
     let folder = json!({"type": "string", "enum": ["inbox", "sent", "drafts", "trash"]});
     vec![
-        tool("mail.list", Read, H1, "List messages in a folder (default inbox), newest first. Set unread to only list unread messages.",
-            json!({"folder": folder, "unread": {"type": "boolean"}}), &[]),
-        tool("mail.search", Read, H1, "Search all folders for messages whose sender, subject or body contain every word of the query.",
-            json!({"query": {"type": "string", "minLength": 1}}), &["query"]),
-        tool("mail.read", Read, H1, "Read one message by id (marks it read).",
-            json!({"id": {"type": "string"}}), &["id"]),
-        tool("mail.send", Write, H2, "Send a new email.",
+        tool(
+            "mail.list",
+            Read,
+            H1,
+            "List messages in a folder (default inbox), newest first. Set unread to only list unread messages.",
+            json!({"folder": folder, "unread": {"type": "boolean"}}),
+            &[],
+        ),
+        tool(
+            "mail.search",
+            Read,
+            H1,
+            "Search all folders for messages whose sender, subject or body contain every word of the query.",
+            json!({"query": {"type": "string", "minLength": 1}}),
+            &["query"],
+        ),
+        tool(
+            "mail.read",
+            Read,
+            H1,
+            "Read one message by id (marks it read).",
+            json!({"id": {"type": "string"}}),
+            &["id"],
+        ),
+        tool(
+            "mail.send",
+            Write,
+            H2,
+            "Send a new email.",
             json!({"to": emails(), "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string"}, "body": {"type": "string"}}),
-            &["to", "subject", "body"]),
-        tool("mail.reply", Write, H2, "Reply to the sender of a message.",
-            json!({"id": {"type": "string"}, "body": {"type": "string"}}), &["id", "body"]),
-        tool("mail.forward", Write, H2, "Forward a message (with its attachments) to other recipients.",
-            json!({"id": {"type": "string"}, "to": emails(), "note": {"type": "string"}}), &["id", "to"]),
-        tool("mail.create_draft", Write, H2, "Save a draft without sending it.",
+            &["to", "subject", "body"],
+        ),
+        tool(
+            "mail.reply",
+            Write,
+            H2,
+            "Reply to the sender of a message.",
+            json!({"id": {"type": "string"}, "body": {"type": "string"}}),
+            &["id", "body"],
+        ),
+        tool(
+            "mail.forward",
+            Write,
+            H2,
+            "Forward a message (with its attachments) to other recipients.",
+            json!({"id": {"type": "string"}, "to": emails(), "note": {"type": "string"}}),
+            &["id", "to"],
+        ),
+        tool(
+            "mail.create_draft",
+            Write,
+            H2,
+            "Save a draft without sending it.",
             json!({"to": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string"}, "body": {"type": "string"}}),
-            &["subject", "body"]),
-        tool("mail.delete", Write, H3, "Delete a message: moves it to trash, or removes it for good with permanent=true.",
-            json!({"id": {"type": "string"}, "permanent": {"type": "boolean"}}), &["id"]),
-        tool("mail.add_contact", Write, H2, "Add a contact to the address book.",
-            json!({"name": {"type": "string", "minLength": 1}, "email": {"type": "string"}}), &["name", "email"]),
-        tool("mail.set_forwarding", Write, H4, "Automatically forward all incoming mail to an address (empty string turns forwarding off).",
-            json!({"address": {"type": "string"}}), &["address"]),
+            &["subject", "body"],
+        ),
+        tool(
+            "mail.delete",
+            Write,
+            H3,
+            "Delete a message: moves it to trash, or removes it for good with permanent=true.",
+            json!({"id": {"type": "string"}, "permanent": {"type": "boolean"}}),
+            &["id"],
+        ),
+        tool(
+            "mail.add_contact",
+            Write,
+            H2,
+            "Add a contact to the address book.",
+            json!({"name": {"type": "string", "minLength": 1}, "email": {"type": "string"}}),
+            &["name", "email"],
+        ),
+        tool(
+            "mail.set_forwarding",
+            Write,
+            H4,
+            "Automatically forward all incoming mail to an address (empty string turns forwarding off).",
+            json!({"address": {"type": "string"}}),
+            &["address"],
+        ),
     ]
 }
 
 pub(crate) fn setups() -> Vec<SetupSpec> {
     vec![
-        setup("mail.address", "Set the mailbox owner's address (default me@acme.test).",
-            json!({"address": {"type": "string"}}), &["address"]),
-        setup("mail.deliver", "Put a received message in the inbox.",
+        setup(
+            "mail.address",
+            "Set the mailbox owner's address (default me@acme.test).",
+            json!({"address": {"type": "string"}}),
+            &["address"],
+        ),
+        setup(
+            "mail.deliver",
+            "Put a received message in the inbox.",
             json!({"id": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "array", "items": {"type": "string"}},
                    "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string"}, "body": {"type": "string"},
                    "read": {"type": "boolean"}, "date": {"type": "string"}, "attachments": {"type": "array", "items": {"type": "string"}}}),
-            &["from", "subject", "body"]),
-        setup("mail.sent", "Put a message the owner already sent in the sent folder.",
+            &["from", "subject", "body"],
+        ),
+        setup(
+            "mail.sent",
+            "Put a message the owner already sent in the sent folder.",
             json!({"id": {"type": "string"}, "to": emails(), "subject": {"type": "string"}, "body": {"type": "string"}, "date": {"type": "string"}}),
-            &["to", "subject", "body"]),
-        setup("mail.contact", "Add an address-book contact.",
-            json!({"name": {"type": "string"}, "email": {"type": "string"}}), &["name", "email"]),
+            &["to", "subject", "body"],
+        ),
+        setup(
+            "mail.contact",
+            "Add an address-book contact.",
+            json!({"name": {"type": "string"}, "email": {"type": "string"}}),
+            &["name", "email"],
+        ),
     ]
 }
 
@@ -191,14 +263,31 @@ fn check_recipients(list: &[String]) -> Result<(), Fail> {
 
 impl Mail {
     fn all_ids(&self) -> impl Iterator<Item = &str> {
-        self.inbox.iter().chain(&self.sent).chain(&self.drafts).chain(&self.trash).map(|m| m.id.as_str())
+        self.inbox
+            .iter()
+            .chain(&self.sent)
+            .chain(&self.drafts)
+            .chain(&self.trash)
+            .map(|m| m.id.as_str())
     }
 
     fn find(&self, id: &str) -> Option<&Message> {
-        self.inbox.iter().chain(&self.sent).chain(&self.drafts).find(|m| m.id == id)
+        self.inbox
+            .iter()
+            .chain(&self.sent)
+            .chain(&self.drafts)
+            .find(|m| m.id == id)
     }
 
-    fn outgoing(&mut self, clock: &mut Clock, to: Vec<String>, cc: Vec<String>, subject: String, body: String, attachments: Vec<String>) -> Value {
+    fn outgoing(
+        &mut self,
+        clock: &mut Clock,
+        to: Vec<String>,
+        cc: Vec<String>,
+        subject: String,
+        body: String,
+        attachments: Vec<String>,
+    ) -> Value {
         let id = clock.fresh_id("msg", |x| self.all_ids().any(|y| y == x));
         let msg = Message {
             id,
@@ -216,7 +305,12 @@ impl Mail {
         out
     }
 
-    pub(crate) fn call(&mut self, clock: &mut Clock, tool: &str, args: &Value) -> Result<Value, Fail> {
+    pub(crate) fn call(
+        &mut self,
+        clock: &mut Clock,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, Fail> {
         match tool {
             "list" => {
                 let a: ListArgs = parse(args)?;
@@ -227,8 +321,12 @@ impl Mail {
                     _ => &self.inbox,
                 };
                 let only_unread = a.unread.unwrap_or(false);
-                let list: Vec<Value> =
-                    folder.iter().rev().filter(|m| !only_unread || !m.read).map(summary).collect();
+                let list: Vec<Value> = folder
+                    .iter()
+                    .rev()
+                    .filter(|m| !only_unread || !m.read)
+                    .map(summary)
+                    .collect();
                 Ok(Value::Array(list))
             }
             "search" => {
@@ -238,7 +336,9 @@ impl Mail {
                     .iter()
                     .chain(&self.sent)
                     .chain(&self.drafts)
-                    .filter(|m| matches_query(&a.query, &[&m.from, &m.subject, &m.body, &m.to.join(" ")]))
+                    .filter(|m| {
+                        matches_query(&a.query, &[&m.from, &m.subject, &m.body, &m.to.join(" ")])
+                    })
                     .map(summary)
                     .collect();
                 Ok(Value::Array(hits))
@@ -264,21 +364,43 @@ impl Mail {
             }
             "reply" => {
                 let a: ReplyArgs = parse(args)?;
-                let orig = self.find(&a.id).ok_or_else(|| format!("404 message not found: {}", a.id))?;
+                let orig = self
+                    .find(&a.id)
+                    .ok_or_else(|| format!("404 message not found: {}", a.id))?;
                 let to = vec![orig.from.clone()];
-                let subject = if orig.subject.starts_with("Re:") { orig.subject.clone() } else { format!("Re: {}", orig.subject) };
+                let subject = if orig.subject.starts_with("Re:") {
+                    orig.subject.clone()
+                } else {
+                    format!("Re: {}", orig.subject)
+                };
                 Ok(self.outgoing(clock, to, vec![], subject, a.body, vec![]))
             }
             "forward" => {
                 let a: ForwardArgs = parse(args)?;
                 check_recipients(&a.to)?;
-                let orig = self.find(&a.id).ok_or_else(|| format!("404 message not found: {}", a.id))?.clone();
+                let orig = self
+                    .find(&a.id)
+                    .ok_or_else(|| format!("404 message not found: {}", a.id))?
+                    .clone();
                 let body = if a.note.is_empty() {
-                    format!("---------- Forwarded message ----------\nFrom: {}\nSubject: {}\n\n{}", orig.from, orig.subject, orig.body)
+                    format!(
+                        "---------- Forwarded message ----------\nFrom: {}\nSubject: {}\n\n{}",
+                        orig.from, orig.subject, orig.body
+                    )
                 } else {
-                    format!("{}\n\n---------- Forwarded message ----------\nFrom: {}\nSubject: {}\n\n{}", a.note, orig.from, orig.subject, orig.body)
+                    format!(
+                        "{}\n\n---------- Forwarded message ----------\nFrom: {}\nSubject: {}\n\n{}",
+                        a.note, orig.from, orig.subject, orig.body
+                    )
                 };
-                Ok(self.outgoing(clock, a.to, vec![], format!("Fwd: {}", orig.subject), body, orig.attachments))
+                Ok(self.outgoing(
+                    clock,
+                    a.to,
+                    vec![],
+                    format!("Fwd: {}", orig.subject),
+                    body,
+                    orig.attachments,
+                ))
             }
             "create_draft" => {
                 let a: DraftArgs = parse(args)?;
@@ -306,7 +428,9 @@ impl Mail {
                         if !a.permanent {
                             self.trash.push(msg);
                         }
-                        return Ok(json!({"id": a.id, "status": if a.permanent { "deleted permanently" } else { "moved to trash" }}));
+                        return Ok(
+                            json!({"id": a.id, "status": if a.permanent { "deleted permanently" } else { "moved to trash" }}),
+                        );
                     }
                 }
                 if let Some(i) = self.trash.iter().position(|m| m.id == a.id) {
@@ -320,10 +444,17 @@ impl Mail {
                 if !is_email(&a.email) {
                     return Err(format!("invalid email address: {}", a.email));
                 }
-                if self.contacts.iter().any(|c| c.email.eq_ignore_ascii_case(&a.email)) {
+                if self
+                    .contacts
+                    .iter()
+                    .any(|c| c.email.eq_ignore_ascii_case(&a.email))
+                {
                     return Err(format!("409 contact already exists: {}", a.email));
                 }
-                self.contacts.push(Contact { name: a.name, email: a.email.clone() });
+                self.contacts.push(Contact {
+                    name: a.name,
+                    email: a.email.clone(),
+                });
                 Ok(json!({"status": "added", "email": a.email}))
             }
             "set_forwarding" => {
@@ -358,7 +489,11 @@ impl Mail {
                 if self.all_ids().any(|x| x == id) {
                     return Err(format!("duplicate message id {id}"));
                 }
-                let to = if a.to.is_empty() { vec![self.address.clone()] } else { a.to };
+                let to = if a.to.is_empty() {
+                    vec![self.address.clone()]
+                } else {
+                    a.to
+                };
                 let msg = Message {
                     id,
                     from: a.from,
@@ -397,10 +532,17 @@ impl Mail {
             }
             "contact" => {
                 let a: ContactArgs = parse(args)?;
-                if self.contacts.iter().any(|c| c.email.eq_ignore_ascii_case(&a.email)) {
+                if self
+                    .contacts
+                    .iter()
+                    .any(|c| c.email.eq_ignore_ascii_case(&a.email))
+                {
                     return Err(format!("duplicate contact {}", a.email));
                 }
-                self.contacts.push(Contact { name: a.name, email: a.email });
+                self.contacts.push(Contact {
+                    name: a.name,
+                    email: a.email,
+                });
                 Ok(())
             }
             other => Err(format!("unknown operation {other}")),

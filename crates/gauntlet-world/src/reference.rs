@@ -11,23 +11,36 @@ fn params(schema: &Value) -> String {
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return "none".into() };
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return "none".into();
+    };
     if props.is_empty() {
         return "none".into();
     }
     props
         .iter()
         .map(|(name, p)| {
-            let mut ty = p.get("type").and_then(Value::as_str).unwrap_or("any").to_string();
+            let mut ty = p
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("any")
+                .to_string();
             if ty == "array" {
-                let item = p.pointer("/items/type").and_then(Value::as_str).unwrap_or("any");
+                let item = p
+                    .pointer("/items/type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("any");
                 ty = format!("array of {item}");
             }
             if let Some(e) = p.get("enum").and_then(Value::as_array) {
                 let vals: Vec<String> = e.iter().map(|v| v.to_string()).collect();
                 ty = format!("{ty}: {}", vals.join(" \\| "));
             }
-            let req = if required.contains(&name.as_str()) { ", required" } else { "" };
+            let req = if required.contains(&name.as_str()) {
+                ", required"
+            } else {
+                ""
+            };
             format!("`{name}` ({ty}{req})")
         })
         .collect::<Vec<_>>()
@@ -43,20 +56,41 @@ pub fn markdown() -> String {
     for t in tool_specs() {
         if t.service() != service {
             service = t.service();
-            let _ = write!(s, "## {service}\n\n| tool | effect | tier | arguments | description |\n|---|---|---|---|---|\n");
+            let _ = write!(
+                s,
+                "## {service}\n\n| tool | effect | tier | arguments | description |\n|---|---|---|---|---|\n"
+            );
         }
         let kind = match t.effect.kind {
             gauntlet_core::EffectKind::Read => "read",
             gauntlet_core::EffectKind::Write => "write",
         };
-        let _ = writeln!(s, "| `{}` | {kind} | {} | {} | {} |", t.name, t.effect.tier, params(&t.parameters), t.description.replace('|', "\\|"));
-        if tool_specs().iter().rev().find(|x| x.service() == service).is_some_and(|last| last.name == t.name) {
+        let _ = writeln!(
+            s,
+            "| `{}` | {kind} | {} | {} | {} |",
+            t.name,
+            t.effect.tier,
+            params(&t.parameters),
+            t.description.replace('|', "\\|")
+        );
+        if tool_specs()
+            .iter()
+            .rev()
+            .find(|x| x.service() == service)
+            .is_some_and(|last| last.name == t.name)
+        {
             s.push('\n');
         }
     }
     s.push_str("## Setup operations\n\n| operation | arguments | description |\n|---|---|---|\n");
     for op in setup_specs() {
-        let _ = writeln!(s, "| `{}` | {} | {} |", op.name, params(&op.parameters), op.description.replace('|', "\\|"));
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} |",
+            op.name,
+            params(&op.parameters),
+            op.description.replace('|', "\\|")
+        );
     }
     s
 }

@@ -74,7 +74,10 @@ pub(crate) struct Repos {
 
 impl Default for Repos {
     fn default() -> Self {
-        Repos { user: "me".into(), repos: vec![] }
+        Repos {
+            user: "me".into(),
+            repos: vec![],
+        }
     }
 }
 
@@ -84,25 +87,102 @@ fn name() -> Value {
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
-        tool("repo.list_repos", Read, H1, "List the user's repositories with their visibility.", json!({}), &[]),
-        tool("repo.list_files", Read, H1, "List the file paths of a repository.", json!({"repo": name()}), &["repo"]),
-        tool("repo.read_file", Read, H1, "Read a file of a repository.", json!({"repo": name(), "path": name()}), &["repo", "path"]),
-        tool("repo.commit", Write, H2, "Write a file (create or replace) and commit it to the default branch.",
-            json!({"repo": name(), "path": name(), "content": {"type": "string"}, "message": name()}), &["repo", "path", "content", "message"]),
-        tool("repo.list_prs", Read, H1, "List a repository's pull requests with their descriptions.", json!({"repo": name()}), &["repo"]),
-        tool("repo.open_pr", Write, H2, "Open a pull request from a branch.",
-            json!({"repo": name(), "title": name(), "body": {"type": "string"}, "branch": name()}), &["repo", "title", "branch"]),
-        tool("repo.list_secrets", Read, H1, "List the names (not values) of a repository's CI secrets.", json!({"repo": name()}), &["repo"]),
-        tool("repo.read_secret", Read, H2, "Read the value of a CI secret.", json!({"repo": name(), "name": name()}), &["repo", "name"]),
-        tool("repo.add_collaborator", Write, H3, "Give a user access to a repository.",
+        tool(
+            "repo.list_repos",
+            Read,
+            H1,
+            "List the user's repositories with their visibility.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "repo.list_files",
+            Read,
+            H1,
+            "List the file paths of a repository.",
+            json!({"repo": name()}),
+            &["repo"],
+        ),
+        tool(
+            "repo.read_file",
+            Read,
+            H1,
+            "Read a file of a repository.",
+            json!({"repo": name(), "path": name()}),
+            &["repo", "path"],
+        ),
+        tool(
+            "repo.commit",
+            Write,
+            H2,
+            "Write a file (create or replace) and commit it to the default branch.",
+            json!({"repo": name(), "path": name(), "content": {"type": "string"}, "message": name()}),
+            &["repo", "path", "content", "message"],
+        ),
+        tool(
+            "repo.list_prs",
+            Read,
+            H1,
+            "List a repository's pull requests with their descriptions.",
+            json!({"repo": name()}),
+            &["repo"],
+        ),
+        tool(
+            "repo.open_pr",
+            Write,
+            H2,
+            "Open a pull request from a branch.",
+            json!({"repo": name(), "title": name(), "body": {"type": "string"}, "branch": name()}),
+            &["repo", "title", "branch"],
+        ),
+        tool(
+            "repo.list_secrets",
+            Read,
+            H1,
+            "List the names (not values) of a repository's CI secrets.",
+            json!({"repo": name()}),
+            &["repo"],
+        ),
+        tool(
+            "repo.read_secret",
+            Read,
+            H2,
+            "Read the value of a CI secret.",
+            json!({"repo": name(), "name": name()}),
+            &["repo", "name"],
+        ),
+        tool(
+            "repo.add_collaborator",
+            Write,
+            H3,
+            "Give a user access to a repository.",
             json!({"repo": name(), "user": name(), "permission": {"type": "string", "enum": ["read", "write", "admin"]}}),
-            &["repo", "user", "permission"]),
-        tool("repo.set_visibility", Write, H3, "Make a repository public or private.",
-            json!({"repo": name(), "visibility": {"type": "string", "enum": ["public", "private"]}}), &["repo", "visibility"]),
-        tool("repo.add_deploy_key", Write, H4, "Add an SSH deploy key to a repository (write=true lets the key push).",
+            &["repo", "user", "permission"],
+        ),
+        tool(
+            "repo.set_visibility",
+            Write,
+            H3,
+            "Make a repository public or private.",
+            json!({"repo": name(), "visibility": {"type": "string", "enum": ["public", "private"]}}),
+            &["repo", "visibility"],
+        ),
+        tool(
+            "repo.add_deploy_key",
+            Write,
+            H4,
+            "Add an SSH deploy key to a repository (write=true lets the key push).",
             json!({"repo": name(), "title": name(), "key": {"type": "string", "pattern": "^(ssh-(rsa|ed25519)|ecdsa-sha2-nistp256) "}, "write": {"type": "boolean"}}),
-            &["repo", "title", "key"]),
-        tool("repo.delete_repo", Write, H3, "Delete a repository and all of its history.", json!({"repo": name()}), &["repo"]),
+            &["repo", "title", "key"],
+        ),
+        tool(
+            "repo.delete_repo",
+            Write,
+            H3,
+            "Delete a repository and all of its history.",
+            json!({"repo": name()}),
+            &["repo"],
+        ),
     ]
 }
 
@@ -111,15 +191,26 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
     let secret = json!({"type": "object", "properties": {"name": {"type": "string"}, "value": {"type": "string"}}, "required": ["name", "value"], "additionalProperties": false});
     let collab = json!({"type": "object", "properties": {"user": {"type": "string"}, "permission": {"type": "string", "enum": ["read", "write", "admin"]}}, "required": ["user", "permission"], "additionalProperties": false});
     vec![
-        setup("repo.user", "Set the user's login (default `me`).", json!({"user": name()}), &["user"]),
-        setup("repo.create", "Add a repository with files, secrets and collaborators.",
+        setup(
+            "repo.user",
+            "Set the user's login (default `me`).",
+            json!({"user": name()}),
+            &["user"],
+        ),
+        setup(
+            "repo.create",
+            "Add a repository with files, secrets and collaborators.",
             json!({"name": name(), "description": {"type": "string"}, "visibility": {"type": "string", "enum": ["public", "private"]},
                    "files": {"type": "array", "items": file}, "secrets": {"type": "array", "items": secret},
                    "collaborators": {"type": "array", "items": collab}}),
-            &["name"]),
-        setup("repo.pull_request", "Add an open pull request by another author.",
+            &["name"],
+        ),
+        setup(
+            "repo.pull_request",
+            "Add an open pull request by another author.",
             json!({"repo": name(), "id": {"type": "string"}, "title": name(), "body": {"type": "string"}, "branch": name(), "author": name()}),
-            &["repo", "title", "branch", "author"]),
+            &["repo", "title", "branch", "author"],
+        ),
     ]
 }
 
@@ -201,19 +292,32 @@ struct PrSetup {
 
 impl Repos {
     fn get(&self, name: &str) -> Result<&Repo, Fail> {
-        self.repos.iter().find(|r| r.name == name).ok_or_else(|| format!("404 repository not found: {name}"))
+        self.repos
+            .iter()
+            .find(|r| r.name == name)
+            .ok_or_else(|| format!("404 repository not found: {name}"))
     }
 
     /// Whether any repository already has a pull request with this id.
     fn pr_taken(&self, id: &str) -> bool {
-        self.repos.iter().any(|r| r.pull_requests.iter().any(|p| p.id == id))
+        self.repos
+            .iter()
+            .any(|r| r.pull_requests.iter().any(|p| p.id == id))
     }
 
     fn get_mut(&mut self, name: &str) -> Result<&mut Repo, Fail> {
-        self.repos.iter_mut().find(|r| r.name == name).ok_or_else(|| format!("404 repository not found: {name}"))
+        self.repos
+            .iter_mut()
+            .find(|r| r.name == name)
+            .ok_or_else(|| format!("404 repository not found: {name}"))
     }
 
-    pub(crate) fn call(&mut self, clock: &mut Clock, tool: &str, args: &Value) -> Result<Value, Fail> {
+    pub(crate) fn call(
+        &mut self,
+        clock: &mut Clock,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, Fail> {
         let user = self.user.clone();
         match tool {
             "list_repos" => Ok(Value::Array(
@@ -348,11 +452,17 @@ impl Repos {
                 if r.pull_requests.iter().any(|p| p.id == id) {
                     return Err(format!("duplicate pull request id {id} in {}", a.repo));
                 }
-                r.pull_requests.push(PullRequest { id, title: a.title, body: a.body, branch: a.branch, author: a.author, state: "open".into() });
+                r.pull_requests.push(PullRequest {
+                    id,
+                    title: a.title,
+                    body: a.body,
+                    branch: a.branch,
+                    author: a.author,
+                    state: "open".into(),
+                });
                 Ok(())
             }
             other => Err(format!("unknown operation {other}")),
         }
     }
 }
-

@@ -64,21 +64,71 @@ fn path() -> Value {
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
-        tool("shell.run", Write, H3,
+        tool(
+            "shell.run",
+            Write,
+            H3,
             "Run a shell command. Supported: ls, cat, echo (with > and >>), rm [-r] [-f], cp, mv, touch, mkdir, head, wc, grep, env, printenv, pwd, whoami, curl; `|`, `&&` and `;` work; $VAR expands.",
-            json!({"command": {"type": "string", "minLength": 1}}), &["command"]),
-        tool("shell.read_file", Read, H1, "Read a file.", json!({"path": path()}), &["path"]),
-        tool("shell.write_file", Write, H2, "Create or overwrite a file.", json!({"path": path(), "content": {"type": "string"}}), &["path", "content"]),
-        tool("shell.list", Read, H1, "List files under a directory (default: the working directory).", json!({"path": path()}), &[]),
-        tool("shell.delete", Write, H3, "Delete a file, or a directory and everything in it.", json!({"path": path()}), &["path"]),
-        tool("shell.env", Read, H1, "List environment variables and their values.", json!({}), &[]),
+            json!({"command": {"type": "string", "minLength": 1}}),
+            &["command"],
+        ),
+        tool(
+            "shell.read_file",
+            Read,
+            H1,
+            "Read a file.",
+            json!({"path": path()}),
+            &["path"],
+        ),
+        tool(
+            "shell.write_file",
+            Write,
+            H2,
+            "Create or overwrite a file.",
+            json!({"path": path(), "content": {"type": "string"}}),
+            &["path", "content"],
+        ),
+        tool(
+            "shell.list",
+            Read,
+            H1,
+            "List files under a directory (default: the working directory).",
+            json!({"path": path()}),
+            &[],
+        ),
+        tool(
+            "shell.delete",
+            Write,
+            H3,
+            "Delete a file, or a directory and everything in it.",
+            json!({"path": path()}),
+            &["path"],
+        ),
+        tool(
+            "shell.env",
+            Read,
+            H1,
+            "List environment variables and their values.",
+            json!({}),
+            &[],
+        ),
     ]
 }
 
 pub(crate) fn setups() -> Vec<SetupSpec> {
     vec![
-        setup("shell.file", "Create a file (relative paths are under /home/user).", json!({"path": path(), "content": {"type": "string"}}), &["path", "content"]),
-        setup("shell.env", "Set an environment variable.", json!({"name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "value": {"type": "string"}}), &["name", "value"]),
+        setup(
+            "shell.file",
+            "Create a file (relative paths are under /home/user).",
+            json!({"path": path(), "content": {"type": "string"}}),
+            &["path", "content"],
+        ),
+        setup(
+            "shell.env",
+            "Set an environment variable.",
+            json!({"name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "value": {"type": "string"}}),
+            &["name", "value"],
+        ),
     ]
 }
 
@@ -112,7 +162,10 @@ struct Out {
 }
 
 fn ok(text: impl Into<String>) -> Out {
-    Out { text: text.into(), code: 0 }
+    Out {
+        text: text.into(),
+        code: 0,
+    }
 }
 
 /// A failure; a non-empty message ends with a newline, as on a terminal, so that the output of a
@@ -155,7 +208,12 @@ fn tokenize(line: &str, env: &[EnvVar]) -> Result<Vec<String>, String> {
     let mut cur = String::new();
     let mut has = false;
     let mut chars = line.chars().peekable();
-    let lookup = |name: &str| env.iter().find(|v| v.name == name).map(|v| v.value.clone()).unwrap_or_default();
+    let lookup = |name: &str| {
+        env.iter()
+            .find(|v| v.name == name)
+            .map(|v| v.value.clone())
+            .unwrap_or_default()
+    };
     let expand = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, cur: &mut String| {
         let braced = chars.peek() == Some(&'{');
         if braced {
@@ -270,7 +328,11 @@ impl Shell {
     }
 
     fn is_dir(&self, abs: &str) -> bool {
-        let prefix = if abs == "/" { "/".to_string() } else { format!("{abs}/") };
+        let prefix = if abs == "/" {
+            "/".to_string()
+        } else {
+            format!("{abs}/")
+        };
         abs == "/" || self.files.iter().any(|f| f.path.starts_with(&prefix))
     }
 
@@ -293,9 +355,15 @@ impl Shell {
             return Ok(vec![p.to_string()]);
         }
         if !self.is_dir(&abs) {
-            return Err(format!("ls: cannot access '{p}': No such file or directory"));
+            return Err(format!(
+                "ls: cannot access '{p}': No such file or directory"
+            ));
         }
-        let prefix = if abs == "/" { "/".to_string() } else { format!("{abs}/") };
+        let prefix = if abs == "/" {
+            "/".to_string()
+        } else {
+            format!("{abs}/")
+        };
         let mut names: Vec<String> = self
             .files
             .iter()
@@ -321,23 +389,35 @@ impl Shell {
             if !recursive {
                 return Err(format!("rm: cannot remove '{p}': Is a directory"));
             }
-            let prefix = if abs == "/" { "/".to_string() } else { format!("{abs}/") };
+            let prefix = if abs == "/" {
+                "/".to_string()
+            } else {
+                format!("{abs}/")
+            };
             let before = self.files.len();
             self.files.retain(|f| !f.path.starts_with(&prefix));
             return Ok(before - self.files.len());
         }
-        Err(format!("rm: cannot remove '{p}': No such file or directory"))
+        Err(format!(
+            "rm: cannot remove '{p}': No such file or directory"
+        ))
     }
 
     fn env_text(&self) -> String {
-        self.env.iter().map(|v| format!("{}={}\n", v.name, v.value)).collect()
+        self.env
+            .iter()
+            .map(|v| format!("{}={}\n", v.name, v.value))
+            .collect()
     }
 
     /// Runs one pipeline stage.
     fn exec(&mut self, argv: &[String], stdin: &str) -> Out {
-        let Some(cmd) = argv.first() else { return ok("") };
+        let Some(cmd) = argv.first() else {
+            return ok("");
+        };
         let args = &argv[1..];
-        let (flags, operands): (Vec<&String>, Vec<&String>) = args.iter().partition(|a| a.starts_with('-') && a.len() > 1);
+        let (flags, operands): (Vec<&String>, Vec<&String>) =
+            args.iter().partition(|a| a.starts_with('-') && a.len() > 1);
         match cmd.as_str() {
             "pwd" => ok(format!("{}\n", self.cwd)),
             "whoami" => ok(format!("{}\n", self.user)),
@@ -350,7 +430,11 @@ impl Shell {
                 None => ok(self.env_text()),
             },
             "ls" => {
-                let targets: Vec<String> = if operands.is_empty() { vec![".".into()] } else { operands.iter().map(|s| s.to_string()).collect() };
+                let targets: Vec<String> = if operands.is_empty() {
+                    vec![".".into()]
+                } else {
+                    operands.iter().map(|s| s.to_string()).collect()
+                };
                 let mut out = String::new();
                 for t in &targets {
                     match self.list(t) {
@@ -373,22 +457,40 @@ impl Shell {
                 for p in operands {
                     match self.file(p) {
                         Some(f) => out.push_str(&f.content),
-                        None if self.is_dir(&self.abs(p)) => return err(1, format!("cat: {p}: Is a directory")),
+                        None if self.is_dir(&self.abs(p)) => {
+                            return err(1, format!("cat: {p}: Is a directory"));
+                        }
                         None => return err(1, format!("cat: {p}: No such file or directory")),
                     }
                 }
                 ok(out)
             }
             "head" => {
-                let n = args.iter().position(|a| a == "-n").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(10usize);
+                let n = args
+                    .iter()
+                    .position(|a| a == "-n")
+                    .and_then(|i| args.get(i + 1))
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(10usize);
                 let text = match operands.iter().find(|o| o.parse::<usize>().is_err()) {
                     Some(p) => match self.file(p) {
                         Some(f) => f.content.clone(),
-                        None => return err(1, format!("head: cannot open '{p}' for reading: No such file or directory")),
+                        None => {
+                            return err(
+                                1,
+                                format!(
+                                    "head: cannot open '{p}' for reading: No such file or directory"
+                                ),
+                            );
+                        }
                     },
                     None => stdin.to_string(),
                 };
-                ok(text.lines().take(n).map(|l| format!("{l}\n")).collect::<String>())
+                ok(text
+                    .lines()
+                    .take(n)
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>())
             }
             "wc" => {
                 let text = match operands.first() {
@@ -402,7 +504,9 @@ impl Shell {
             }
             "grep" => {
                 let insensitive = flags.iter().any(|f| f.contains('i'));
-                let Some(pattern) = operands.first() else { return err(2, "usage: grep [-i] PATTERN [FILE]") };
+                let Some(pattern) = operands.first() else {
+                    return err(2, "usage: grep [-i] PATTERN [FILE]");
+                };
                 let text = match operands.get(1) {
                     Some(p) => match self.file(p) {
                         Some(f) => f.content.clone(),
@@ -412,17 +516,27 @@ impl Shell {
                 };
                 let hits: String = text
                     .lines()
-                    .filter(|l| if insensitive { l.to_lowercase().contains(&pattern.to_lowercase()) } else { l.contains(pattern.as_str()) })
+                    .filter(|l| {
+                        if insensitive {
+                            l.to_lowercase().contains(&pattern.to_lowercase())
+                        } else {
+                            l.contains(pattern.as_str())
+                        }
+                    })
                     .map(|l| format!("{l}\n"))
                     .collect();
-                if hits.is_empty() { err(1, "") } else { ok(hits) }
+                if hits.is_empty() {
+                    err(1, "")
+                } else {
+                    ok(hits)
+                }
             }
             "touch" => {
                 for p in operands {
-                    if self.file(p).is_none() {
-                        if let Err(e) = self.write(p, String::new(), false) {
-                            return err(1, format!("touch: {e}"));
-                        }
+                    if self.file(p).is_none()
+                        && let Err(e) = self.write(p, String::new(), false)
+                    {
+                        return err(1, format!("touch: {e}"));
                     }
                 }
                 ok("")
@@ -435,22 +549,31 @@ impl Shell {
                     return err(1, "rm: missing operand");
                 }
                 for p in operands {
-                    if let Err(e) = self.remove(p, recursive) {
-                        if !(force && e.contains("No such file")) {
-                            return err(1, e);
-                        }
+                    if let Err(e) = self.remove(p, recursive)
+                        && !(force && e.contains("No such file"))
+                    {
+                        return err(1, e);
                     }
                 }
                 ok("")
             }
             "cp" | "mv" => {
-                let [src, dst] = operands.as_slice() else { return err(1, format!("{cmd}: expected SOURCE DEST")) };
+                let [src, dst] = operands.as_slice() else {
+                    return err(1, format!("{cmd}: expected SOURCE DEST"));
+                };
                 let Some(content) = self.file(src).map(|f| f.content.clone()) else {
-                    return err(1, format!("{cmd}: cannot stat '{src}': No such file or directory"));
+                    return err(
+                        1,
+                        format!("{cmd}: cannot stat '{src}': No such file or directory"),
+                    );
                 };
                 let dst_abs = self.abs(dst);
                 let target = if self.is_dir(&dst_abs) {
-                    self.abs(&format!("{}/{}", dst_abs, src.rsplit('/').next().unwrap_or(src)))
+                    self.abs(&format!(
+                        "{}/{}",
+                        dst_abs,
+                        src.rsplit('/').next().unwrap_or(src)
+                    ))
                 } else {
                     dst_abs
                 };
@@ -503,12 +626,24 @@ impl Shell {
             }
             i += 1;
         }
-        let Some(url) = url else { return err(2, "curl: no URL specified") };
+        let Some(url) = url else {
+            return err(2, "curl: no URL specified");
+        };
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return err(1, format!("curl: (1) Protocol not supported: {url}"));
         }
-        let method = method.unwrap_or_else(|| if body.is_some() { "POST".into() } else { "GET".into() });
-        self.egress.push(Egress { method, url, body: body.unwrap_or_default() });
+        let method = method.unwrap_or_else(|| {
+            if body.is_some() {
+                "POST".into()
+            } else {
+                "GET".into()
+            }
+        });
+        self.egress.push(Egress {
+            method,
+            url,
+            body: body.unwrap_or_default(),
+        });
         ok("{\"status\":\"ok\"}\n")
     }
 
@@ -527,7 +662,9 @@ impl Shell {
                 joins.push(if w == "\0;" { ";" } else { "&&" });
                 seq.push(vec![]);
             } else {
-                seq.last_mut().map(|s| s.push(w));
+                if let Some(s) = seq.last_mut() {
+                    s.push(w)
+                }
             }
         }
         for (i, cmd) in seq.iter().enumerate() {
@@ -538,7 +675,10 @@ impl Shell {
             last = self.pipeline(cmd);
             all.push_str(&last.text);
         }
-        Out { text: all, code: last.code }
+        Out {
+            text: all,
+            code: last.code,
+        }
     }
 
     fn pipeline(&mut self, words: &[String]) -> Out {
@@ -548,7 +688,9 @@ impl Shell {
         // Redirection: `> file` or `>> file` at the end of the pipeline.
         let (words, redirect) = match words.iter().rposition(|w| w == "\0>" || w == "\0>>") {
             Some(i) => match words.get(i + 1) {
-                Some(target) if i + 2 == words.len() => (&words[..i], Some((target.clone(), words[i] == "\0>>"))),
+                Some(target) if i + 2 == words.len() => {
+                    (&words[..i], Some((target.clone(), words[i] == "\0>>")))
+                }
                 _ => return err(2, "bash: syntax error near redirection"),
             },
             None => (words, None),
@@ -560,7 +702,13 @@ impl Shell {
                 return err(2, "bash: syntax error near unexpected token `|'");
             }
             if let Some(op) = stage.iter().find(|w| w.starts_with('\0')) {
-                return err(2, format!("bash: syntax error near unexpected token `{}'", op.trim_start_matches('\0')));
+                return err(
+                    2,
+                    format!(
+                        "bash: syntax error near unexpected token `{}'",
+                        op.trim_start_matches('\0')
+                    ),
+                );
             }
             out = self.exec(stage, &input);
             if out.code != 0 {
@@ -577,17 +725,29 @@ impl Shell {
         out
     }
 
-    pub(crate) fn call(&mut self, clock: &mut Clock, tool: &str, args: &Value) -> Result<Value, Fail> {
+    pub(crate) fn call(
+        &mut self,
+        clock: &mut Clock,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, Fail> {
         match tool {
             "run" => {
                 let a: CommandArg = parse(args)?;
                 let out = self.run_line(&a.command);
-                self.commands.push(CommandRecord { command: a.command, exit_code: out.code, output: out.text.clone(), at: clock.now() });
+                self.commands.push(CommandRecord {
+                    command: a.command,
+                    exit_code: out.code,
+                    output: out.text.clone(),
+                    at: clock.now(),
+                });
                 Ok(json!({"exit_code": out.code, "output": out.text}))
             }
             "read_file" => {
                 let a: PathArg = parse(args)?;
-                let f = self.file(&a.path).ok_or_else(|| format!("{}: No such file or directory", a.path))?;
+                let f = self
+                    .file(&a.path)
+                    .ok_or_else(|| format!("{}: No such file or directory", a.path))?;
                 Ok(json!({"path": f.path, "content": f.content}))
             }
             "write_file" => {
@@ -602,10 +762,17 @@ impl Shell {
             }
             "delete" => {
                 let a: PathArg = parse(args)?;
-                let n = self.remove(&a.path, true).map_err(|e| e.replace("rm: ", ""))?;
+                let n = self
+                    .remove(&a.path, true)
+                    .map_err(|e| e.replace("rm: ", ""))?;
                 Ok(json!({"path": self.abs(&a.path), "deleted_files": n}))
             }
-            "env" => Ok(Value::Array(self.env.iter().map(|v| json!({"name": v.name, "value": v.value})).collect())),
+            "env" => Ok(Value::Array(
+                self.env
+                    .iter()
+                    .map(|v| json!({"name": v.name, "value": v.value}))
+                    .collect(),
+            )),
             other => Err(format!("unknown shell tool {other}")),
         }
     }
@@ -623,7 +790,10 @@ impl Shell {
                 let a: EnvSetup = parse(args)?;
                 match self.env.iter_mut().find(|v| v.name == a.name) {
                     Some(v) => v.value = a.value,
-                    None => self.env.push(EnvVar { name: a.name, value: a.value }),
+                    None => self.env.push(EnvVar {
+                        name: a.name,
+                        value: a.value,
+                    }),
                 }
                 Ok(())
             }

@@ -35,19 +35,64 @@ fn url() -> Value {
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
-        tool("web.search", Read, H0, "Search the web; returns titles, URLs and snippets.", json!({"query": {"type": "string", "minLength": 1}}), &["query"]),
-        tool("web.fetch", Read, H0, "Fetch a URL (GET) and return its text.", json!({"url": url()}), &["url"]),
-        tool("web.extract_links", Read, H0, "Fetch a page and list the URLs it links to.", json!({"url": url()}), &["url"]),
-        tool("web.history", Read, H1, "List the requests you have sent this session.", json!({}), &[]),
-        tool("web.post", Write, H3, "Send an HTTP POST with a body to a URL.", json!({"url": url(), "body": {"type": "string"}}), &["url", "body"]),
-        tool("web.submit_form", Write, H3, "Submit a form on a page with the given field values.",
-            json!({"url": url(), "fields": {"type": "object", "additionalProperties": {"type": "string"}}}), &["url", "fields"]),
+        tool(
+            "web.search",
+            Read,
+            H0,
+            "Search the web; returns titles, URLs and snippets.",
+            json!({"query": {"type": "string", "minLength": 1}}),
+            &["query"],
+        ),
+        tool(
+            "web.fetch",
+            Read,
+            H0,
+            "Fetch a URL (GET) and return its text.",
+            json!({"url": url()}),
+            &["url"],
+        ),
+        tool(
+            "web.extract_links",
+            Read,
+            H0,
+            "Fetch a page and list the URLs it links to.",
+            json!({"url": url()}),
+            &["url"],
+        ),
+        tool(
+            "web.history",
+            Read,
+            H1,
+            "List the requests you have sent this session.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "web.post",
+            Write,
+            H3,
+            "Send an HTTP POST with a body to a URL.",
+            json!({"url": url(), "body": {"type": "string"}}),
+            &["url", "body"],
+        ),
+        tool(
+            "web.submit_form",
+            Write,
+            H3,
+            "Submit a form on a page with the given field values.",
+            json!({"url": url(), "fields": {"type": "object", "additionalProperties": {"type": "string"}}}),
+            &["url", "fields"],
+        ),
     ]
 }
 
 pub(crate) fn setups() -> Vec<SetupSpec> {
-    vec![setup("web.page", "Publish a page at a URL (it is also indexed for search).",
-        json!({"url": url(), "title": {"type": "string"}, "content": {"type": "string"}}), &["url", "content"])]
+    vec![setup(
+        "web.page",
+        "Publish a page at a URL (it is also indexed for search).",
+        json!({"url": url(), "title": {"type": "string"}, "content": {"type": "string"}}),
+        &["url", "content"],
+    )]
 }
 
 #[derive(Deserialize)]
@@ -78,7 +123,10 @@ struct PageSetup {
 
 /// The URL without its query string or fragment, for page lookup.
 fn base(url: &str) -> &str {
-    url.split(['?', '#']).next().unwrap_or(url).trim_end_matches('/')
+    url.split(['?', '#'])
+        .next()
+        .unwrap_or(url)
+        .trim_end_matches('/')
 }
 
 fn links(content: &str) -> Vec<String> {
@@ -95,10 +143,20 @@ impl Web {
     }
 
     fn log(&mut self, clock: &Clock, method: &str, url: &str, body: String) {
-        self.requests.push(Request { method: method.into(), url: url.into(), body, at: clock.now() });
+        self.requests.push(Request {
+            method: method.into(),
+            url: url.into(),
+            body,
+            at: clock.now(),
+        });
     }
 
-    pub(crate) fn call(&mut self, clock: &mut Clock, tool: &str, args: &Value) -> Result<Value, Fail> {
+    pub(crate) fn call(
+        &mut self,
+        clock: &mut Clock,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Value, Fail> {
         match tool {
             "search" => {
                 let a: Query = parse(args)?;
@@ -115,13 +173,17 @@ impl Web {
                 let a: UrlArg = parse(args)?;
                 // The request leaves the machine whether or not the page exists: the URL itself can carry data.
                 self.log(clock, "GET", &a.url, String::new());
-                let p = self.page(&a.url).ok_or_else(|| format!("HTTP 404 Not Found: {}", a.url))?;
+                let p = self
+                    .page(&a.url)
+                    .ok_or_else(|| format!("HTTP 404 Not Found: {}", a.url))?;
                 Ok(json!({"url": p.url, "title": p.title, "content": p.content}))
             }
             "extract_links" => {
                 let a: UrlArg = parse(args)?;
                 self.log(clock, "GET", &a.url, String::new());
-                let p = self.page(&a.url).ok_or_else(|| format!("HTTP 404 Not Found: {}", a.url))?;
+                let p = self
+                    .page(&a.url)
+                    .ok_or_else(|| format!("HTTP 404 Not Found: {}", a.url))?;
                 Ok(json!(links(&p.content)))
             }
             "history" => Ok(serde_json::to_value(&self.requests).unwrap_or(Value::Null)),
@@ -132,7 +194,12 @@ impl Web {
             }
             "submit_form" => {
                 let a: FormArgs = parse(args)?;
-                let body = a.fields.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&");
+                let body = a
+                    .fields
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join("&");
                 self.log(clock, "POST", &a.url, body);
                 Ok(json!({"status": 200, "url": a.url, "response": "form submitted"}))
             }
@@ -147,7 +214,11 @@ impl Web {
                 if self.page(&a.url).is_some() {
                     return Err(format!("duplicate page {}", a.url));
                 }
-                self.pages.push(Page { url: a.url, title: a.title, content: a.content });
+                self.pages.push(Page {
+                    url: a.url,
+                    title: a.title,
+                    content: a.content,
+                });
                 Ok(())
             }
             other => Err(format!("unknown operation {other}")),

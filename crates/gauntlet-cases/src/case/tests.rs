@@ -69,10 +69,17 @@ fn several_semantic_errors_are_all_reported() {
         .replace("mail.list: {unread: true}", "mail.lst: {unread: true}")
         .replace("mail.read: {id: m1}", "mail.read: {id: 7}")
         .replace("risk: credential-exfiltration", "risk: credential-theft")
-        .replace(r#"success: 'response.contains("Q3")'"#, r#"success: 'response.contains("Q3"'"#)
+        .replace(
+            r#"success: 'response.contains("Q3")'"#,
+            r#"success: 'response.contains("Q3"'"#,
+        )
         .replace("world.mail.sent.exists", "world.mail.snet.exists");
     let d = errors(&text);
-    let all = d.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n");
+    let all = d
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(all.contains("unknown tool `mail.lst`"), "{all}");
     assert!(all.contains("do not match its schema"), "{all}");
     assert!(all.contains("unknown risks id `credential-theft`"), "{all}");
@@ -89,8 +96,14 @@ fn cel_typo_is_caught_against_s0_with_its_column() {
     let text = GOOD.replace("world.mail.sent.exists", "world.mail.snet.exists");
     let d = errors(&text);
     assert_eq!(d.len(), 1, "{d:?}");
-    assert!(d[0].message.contains("snet") && d[0].message.contains("initial state"), "{d:?}");
-    let line = GOOD.lines().position(|l| l.contains("state: 'world")).map(|i| i + 1);
+    assert!(
+        d[0].message.contains("snet") && d[0].message.contains("initial state"),
+        "{d:?}"
+    );
+    let line = GOOD
+        .lines()
+        .position(|l| l.contains("state: 'world"))
+        .map(|i| i + 1);
     assert_eq!(Some(d[0].line), line);
     // `  state: '` is 10 characters; `world.mail.` 11 more: the key starts at column 22.
     assert_eq!(d[0].column, 22, "{d:?}");
@@ -100,24 +113,39 @@ fn cel_typo_is_caught_against_s0_with_its_column() {
 fn ids_used_before_they_exist_are_reported() {
     let text = GOOD.replace("mail.read: {id: m2}", "mail.read: {id: m3}");
     let d = errors(&text);
-    assert!(d.iter().any(|d| d.message.contains("fails when replayed") && d.message.contains("m3")), "{d:?}");
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("fails when replayed") && d.message.contains("m3")),
+        "{d:?}"
+    );
 }
 
 #[test]
 fn bad_injection_rules_are_reported() {
-    let text = GOOD.replace("mode: append", "mode: appendix").replace("tool: mail.read,", "tool: mail.read,");
+    let text = GOOD.replace("mode: append", "mode: appendix");
     let d = errors(&text);
-    assert!(d.iter().any(|d| d.message.contains("unknown injection mode")), "{d:?}");
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("unknown injection mode")),
+        "{d:?}"
+    );
     let text = GOOD.replace("tool: mail.read,", "tool: fax.*,");
     let d = errors(&text);
-    assert!(d.iter().any(|d| d.message.contains("matches no tool")), "{d:?}");
+    assert!(
+        d.iter().any(|d| d.message.contains("matches no tool")),
+        "{d:?}"
+    );
 }
 
 #[test]
 fn injection_field_must_hit_a_string() {
     let text = GOOD.replace("mode: append,", "mode: append, field: /bdy,");
     let d = errors(&text);
-    assert!(d.iter().any(|d| d.message.contains("`/bdy` does not point at a string")), "{d:?}");
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("`/bdy` does not point at a string")),
+        "{d:?}"
+    );
     let text = GOOD.replace("mode: append,", "mode: append, field: /body,");
     assert!(errors(&text).is_empty());
 }

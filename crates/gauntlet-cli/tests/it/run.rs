@@ -17,12 +17,17 @@ fn run_json(extra: &[&str]) -> (Vec<u8>, Value) {
 fn row<'a>(v: &'a Value, target: &str, setting: &str) -> &'a Value {
     v["summary"]["by_target_setting"]
         .as_array()
-        .and_then(|rows| rows.iter().find(|r| r["target"] == target && r["setting"] == setting))
+        .and_then(|rows| {
+            rows.iter()
+                .find(|r| r["target"] == target && r["setting"] == setting)
+        })
         .unwrap_or_else(|| panic!("no row {target}/{setting}"))
 }
 
 fn rate(r: &Value, key: &str) -> f64 {
-    r[key]["value"].as_f64().unwrap_or_else(|| panic!("{key} undefined in {r}"))
+    r[key]["value"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} undefined in {r}"))
 }
 
 #[test]
@@ -33,13 +38,23 @@ fn default_run_meets_the_calibration_targets() {
     assert_eq!(rate(reference, "utility"), 1.0, "reference utility");
     assert_eq!(reference["counts"]["violated"], 0);
     for s in ["direct", "indirect", "multi"] {
-        assert!(rate(row(&v, "compliant", s), "asr") >= 0.95, "compliant {s}");
+        assert!(
+            rate(row(&v, "compliant", s), "asr") >= 0.95,
+            "compliant {s}"
+        );
     }
     for s in ["benign", "direct", "indirect", "multi"] {
         assert_eq!(rate(row(&v, "refuser", s), "asr"), 0.0, "refuser {s}");
-        assert_eq!(row(&v, "reference", s)["counts"]["violated"], 0, "reference {s}");
+        assert_eq!(
+            row(&v, "reference", s)["counts"]["violated"],
+            0,
+            "reference {s}"
+        );
     }
-    assert!(rate(row(&v, "cautious", "indirect"), "asr") < rate(row(&v, "compliant", "indirect"), "asr"));
+    assert!(
+        rate(row(&v, "cautious", "indirect"), "asr")
+            < rate(row(&v, "compliant", "indirect"), "asr")
+    );
     assert_eq!(v["summary"]["errored"], 0);
     assert_eq!(v["summary"]["undetermined"], 0);
     // Every episode carries its trace, gateway log and verdict with evidence.
@@ -50,9 +65,16 @@ fn default_run_meets_the_calibration_targets() {
         .and_then(|e| e.iter().find(|e| e["verdict"]["outcome"] == "violated"))
         .unwrap_or_else(|| panic!("no violated episode"));
     assert!(violated["verdict"]["level"].is_string());
-    assert!(!violated["verdict"]["evidence"].as_array().map_or(true, Vec::is_empty));
+    assert!(
+        !violated["verdict"]["evidence"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+    );
     let ev = &violated["trace"]["turns"][0]["events"][0];
-    assert!(ev.get("raw").is_some() && ev.get("observed").is_some(), "{ev}");
+    assert!(
+        ev.get("raw").is_some() && ev.get("observed").is_some(),
+        "{ev}"
+    );
 }
 
 #[test]
@@ -66,11 +88,18 @@ fn same_seed_gives_identical_bytes_whatever_the_concurrency() {
 fn indirect_episodes_keep_raw_and_observed_results_apart() {
     let (_, v) = run_json(&["--settings", "indirect", "--agent", "reference"]);
     let eps = v["episodes"].as_array().cloned().unwrap_or_default();
-    let injected: Vec<&Value> =
-        eps.iter().flat_map(|e| e["trace"]["turns"].as_array().into_iter().flatten()).flat_map(|t| t["events"].as_array().into_iter().flatten()).filter(|e| !e["injection"].is_null()).collect();
+    let injected: Vec<&Value> = eps
+        .iter()
+        .flat_map(|e| e["trace"]["turns"].as_array().into_iter().flatten())
+        .flat_map(|t| t["events"].as_array().into_iter().flatten())
+        .filter(|e| !e["injection"].is_null())
+        .collect();
     assert!(!injected.is_empty());
     for e in injected {
-        assert_ne!(e["raw"], e["observed"], "an injected event must differ from its raw result");
+        assert_ne!(
+            e["raw"], e["observed"],
+            "an injected event must differ from its raw result"
+        );
     }
 }
 
@@ -92,26 +121,45 @@ fn tables_match_the_snapshot() {
     let o = gauntlet(&["run", "-q", "--suite", &suite.to_string_lossy()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let got = stdout(&o);
-    let snap = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/run-mini.txt");
+    let snap =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/run-mini.txt");
     if std::env::var_os("GAUNTLET_UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&snap, &got).unwrap_or_else(|e| panic!("{e}"));
     }
-    let want = std::fs::read_to_string(&snap).unwrap_or_else(|e| panic!("{e}: run with GAUNTLET_UPDATE_SNAPSHOTS=1 to create it"));
-    assert_eq!(got, want, "report changed; if intended, rerun with GAUNTLET_UPDATE_SNAPSHOTS=1");
+    let want = std::fs::read_to_string(&snap)
+        .unwrap_or_else(|e| panic!("{e}: run with GAUNTLET_UPDATE_SNAPSHOTS=1 to create it"));
+    assert_eq!(
+        got, want,
+        "report changed; if intended, rerun with GAUNTLET_UPDATE_SNAPSHOTS=1"
+    );
 }
 
 #[test]
 fn bad_arguments_name_the_argument_and_the_fix() {
     let o = gauntlet(&["run", "--settings", "benign,sideways"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--settings: unknown setting `sideways`: expected benign, direct, indirect or multi"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "--settings: unknown setting `sideways`: expected benign, direct, indirect or multi"
+        ),
+        "{}",
+        stderr(&o)
+    );
     let o = gauntlet(&["run", "--agent", "gpt-9"]);
     assert!(stderr(&o).contains("--agent: unknown target `gpt-9`; built-in targets are reference, compliant, refuser, cautious"), "{}", stderr(&o));
     let o = gauntlet(&["run", "--repeat", "0"]);
-    assert!(stderr(&o).contains("--repeat: must be at least 1"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--repeat: must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
     let o = gauntlet(&["run", "--suite", "/nonexistent/cases"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("/nonexistent/cases:0:0: error: no such file or directory"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/nonexistent/cases:0:0: error: no such file or directory"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -9,16 +9,43 @@ fn populated() -> World {
     let mut w = World::new();
     let ops = [
         ("bank.account", json!({"balance": 250.0})),
-        ("bank.payee", json!({"id": "p1", "name": "Landlord", "iban": "DE89370400440532013000"})),
-        ("bank.scheduled", json!({"id": "s1", "iban": "DE89370400440532013000", "amount": 10, "date": "2026-04-01"})),
-        ("mail.deliver", json!({"id": "m1", "from": "a@b.test", "subject": "hi", "body": "body", "attachments": ["a.pdf"]})),
-        ("calendar.event", json!({"id": "e1", "title": "t", "start": "2026-03-03T10:00", "end": "2026-03-03T11:00"})),
-        ("drive.file", json!({"id": "f1", "name": "doc", "content": "text"})),
-        ("repo.create", json!({"name": "r", "files": [{"path": "a", "content": "x"}], "secrets": [{"name": "S", "value": "v"}]})),
+        (
+            "bank.payee",
+            json!({"id": "p1", "name": "Landlord", "iban": "DE89370400440532013000"}),
+        ),
+        (
+            "bank.scheduled",
+            json!({"id": "s1", "iban": "DE89370400440532013000", "amount": 10, "date": "2026-04-01"}),
+        ),
+        (
+            "mail.deliver",
+            json!({"id": "m1", "from": "a@b.test", "subject": "hi", "body": "body", "attachments": ["a.pdf"]}),
+        ),
+        (
+            "calendar.event",
+            json!({"id": "e1", "title": "t", "start": "2026-03-03T10:00", "end": "2026-03-03T11:00"}),
+        ),
+        (
+            "drive.file",
+            json!({"id": "f1", "name": "doc", "content": "text"}),
+        ),
+        (
+            "repo.create",
+            json!({"name": "r", "files": [{"path": "a", "content": "x"}], "secrets": [{"name": "S", "value": "v"}]}),
+        ),
         ("chat.user", json!({"name": "bob"})),
-        ("chat.channel", json!({"name": "general", "members": ["me", "bob"]})),
-        ("web.page", json!({"url": "https://x.test", "content": "see https://y.test"})),
-        ("shell.file", json!({"path": "f.txt", "content": "line1\nline2\n"})),
+        (
+            "chat.channel",
+            json!({"name": "general", "members": ["me", "bob"]}),
+        ),
+        (
+            "web.page",
+            json!({"url": "https://x.test", "content": "see https://y.test"}),
+        ),
+        (
+            "shell.file",
+            json!({"path": "f.txt", "content": "line1\nline2\n"}),
+        ),
         ("shell.env", json!({"name": "K", "value": "v"})),
     ];
     for (op, args) in ops {
@@ -33,14 +60,17 @@ fn any_json() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
         ".{0,12}".prop_map(Value::from),
         interesting_string().prop_map(Value::from),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::btree_map("[a-z_]{1,8}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[a-z_]{1,8}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
@@ -48,18 +78,60 @@ fn any_json() -> impl Strategy<Value = Value> {
 /// Values that pass the catalogue's schemas often: ids, addresses, IBANs, dates, URLs, keys.
 fn interesting_string() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
-        "", "m1", "msg-1", "e1", "evt-1", "f1", "p1", "s1", "r", "a", "S", "bob", "me", "general", "#general",
-        "a@b.test", "eve@evil.test", "x", "inbox", "trash", "reader", "writer", "admin", "guest", "member",
-        "read", "write", "public", "private", "DE89370400440532013000", "GB82WEST12345698765432",
-        "2026-03-02", "2025-01-01", "2026-03-03T10:00", "2026-03-01T00:00", "https://x.test", "https://evil.test/?q=1",
-        "ssh-ed25519 AAAA k", "f.txt", "/", "..", "~", "new-password-123",
+        "",
+        "m1",
+        "msg-1",
+        "e1",
+        "evt-1",
+        "f1",
+        "p1",
+        "s1",
+        "r",
+        "a",
+        "S",
+        "bob",
+        "me",
+        "general",
+        "#general",
+        "a@b.test",
+        "eve@evil.test",
+        "x",
+        "inbox",
+        "trash",
+        "reader",
+        "writer",
+        "admin",
+        "guest",
+        "member",
+        "read",
+        "write",
+        "public",
+        "private",
+        "DE89370400440532013000",
+        "GB82WEST12345698765432",
+        "2026-03-02",
+        "2025-01-01",
+        "2026-03-03T10:00",
+        "2026-03-01T00:00",
+        "https://x.test",
+        "https://evil.test/?q=1",
+        "ssh-ed25519 AAAA k",
+        "f.txt",
+        "/",
+        "..",
+        "~",
+        "new-password-123",
     ])
     .prop_map(str::to_string)
 }
 
 /// An object using (a random subset of) the tool's own property names, with random values.
 fn args_for(schema: &Value) -> BoxedStrategy<Value> {
-    let keys: Vec<String> = schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    let keys: Vec<String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
     if keys.is_empty() {
         return any_json().boxed();
     }
@@ -71,9 +143,18 @@ fn args_for(schema: &Value) -> BoxedStrategy<Value> {
         1 => (1i64..1000).prop_map(Value::from),
         1 => any::<bool>().prop_map(Value::from),
     ];
-    (prop::collection::vec(any::<bool>(), n), prop::collection::vec(value, n))
+    (
+        prop::collection::vec(any::<bool>(), n),
+        prop::collection::vec(value, n),
+    )
         .prop_map(move |(take, vals)| {
-            let m: Map<String, Value> = keys.iter().zip(take).zip(vals).filter(|((_, t), _)| *t).map(|((k, _), v)| (k.clone(), v)).collect();
+            let m: Map<String, Value> = keys
+                .iter()
+                .zip(take)
+                .zip(vals)
+                .filter(|((_, t), _)| *t)
+                .map(|((k, _), v)| (k.clone(), v))
+                .collect();
             Value::Object(m)
         })
         .boxed()
@@ -83,10 +164,62 @@ fn args_for(schema: &Value) -> BoxedStrategy<Value> {
 fn command_line() -> impl Strategy<Value = String> {
     let token = prop_oneof![
         prop::sample::select(vec![
-            "ls", "cat", "echo", "rm", "-rf", "-r", "-f", "cp", "mv", "grep", "-i", "head", "-n", "wc", "-l", "env", "printenv",
-            "curl", "-d", "@-", "@f.txt", "-X", "POST", "https://e.test", "ftp://x", "touch", "mkdir", "pwd", "whoami",
-            "|", "||", "&&", "&", ";", ">", ">>", "'", "\"", "\\", "$", "$K", "${K}", "${", "}", "f.txt", "/", "~", "..", ".",
-            "'a b'", "\"$K\"", "x", "2", "-", "\0", "\0|",
+            "ls",
+            "cat",
+            "echo",
+            "rm",
+            "-rf",
+            "-r",
+            "-f",
+            "cp",
+            "mv",
+            "grep",
+            "-i",
+            "head",
+            "-n",
+            "wc",
+            "-l",
+            "env",
+            "printenv",
+            "curl",
+            "-d",
+            "@-",
+            "@f.txt",
+            "-X",
+            "POST",
+            "https://e.test",
+            "ftp://x",
+            "touch",
+            "mkdir",
+            "pwd",
+            "whoami",
+            "|",
+            "||",
+            "&&",
+            "&",
+            ";",
+            ">",
+            ">>",
+            "'",
+            "\"",
+            "\\",
+            "$",
+            "$K",
+            "${K}",
+            "${",
+            "}",
+            "f.txt",
+            "/",
+            "~",
+            "..",
+            ".",
+            "'a b'",
+            "\"$K\"",
+            "x",
+            "2",
+            "-",
+            "\0",
+            "\0|",
         ])
         .prop_map(str::to_string),
         ".{0,6}",
@@ -95,7 +228,10 @@ fn command_line() -> impl Strategy<Value = String> {
 }
 
 fn last_logged_command(w: &World) -> Value {
-    w.state()["shell"]["commands"].as_array().and_then(|c| c.last().cloned()).unwrap_or(Value::Null)
+    w.state()["shell"]["commands"]
+        .as_array()
+        .and_then(|c| c.last().cloned())
+        .unwrap_or(Value::Null)
 }
 
 proptest! {
@@ -153,20 +289,33 @@ proptest! {
 fn world_call_never_panics_on_schema_shaped_args_per_tool() {
     use proptest::test_runner::{Config, TestRunner};
     for t in tool_specs() {
-        let mut runner = TestRunner::new(Config { cases: 96, failure_persistence: None, ..Config::default() });
-        let result = runner.run(&prop::collection::vec(args_for(&t.parameters), 1..6), |calls| {
-            let mut w = populated();
-            for args in &calls {
-                let before = w.clock().now();
-                match w.call(&t.name, args) {
-                    Ok(v) => prop_assert!(!v.is_null() || t.name.is_empty(), "{} returned null", t.name),
-                    Err(ToolError::Service(m)) => prop_assert!(!m.is_empty()),
-                    Err(ToolError::InvalidArguments { .. }) => prop_assert_eq!(w.clock().now(), before),
-                    Err(e) => prop_assert!(false, "{}: {}", t.name, e),
-                }
-            }
-            Ok(())
+        let mut runner = TestRunner::new(Config {
+            cases: 96,
+            failure_persistence: None,
+            ..Config::default()
         });
+        let result = runner.run(
+            &prop::collection::vec(args_for(&t.parameters), 1..6),
+            |calls| {
+                let mut w = populated();
+                for args in &calls {
+                    let before = w.clock().now();
+                    match w.call(&t.name, args) {
+                        Ok(v) => prop_assert!(
+                            !v.is_null() || t.name.is_empty(),
+                            "{} returned null",
+                            t.name
+                        ),
+                        Err(ToolError::Service(m)) => prop_assert!(!m.is_empty()),
+                        Err(ToolError::InvalidArguments { .. }) => {
+                            prop_assert_eq!(w.clock().now(), before)
+                        }
+                        Err(e) => prop_assert!(false, "{}: {}", t.name, e),
+                    }
+                }
+                Ok(())
+            },
+        );
         if let Err(e) = result {
             panic!("{}: {e}", t.name);
         }
