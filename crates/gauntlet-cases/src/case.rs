@@ -148,6 +148,8 @@ pub struct Case {
     pub verifier: Verifier,
     /// Where the case came from.
     pub source: String,
+    /// Line and column of the `id` value.
+    pub id_at: (usize, usize),
     /// The initial world (setup applied).
     pub s0: World,
     /// The initial world's JSON.
@@ -351,7 +353,17 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
                 .location()
                 .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
             let msg = e.without_snippet().to_string();
-            let msg = msg.lines().next().unwrap_or("invalid YAML").to_string();
+            let msg = msg.lines().next().unwrap_or("invalid YAML");
+            // The position is already in front of the message; drop the copies the parser adds.
+            let msg = msg.trim_start_matches("error: ");
+            let msg = match msg.find(" at line ") {
+                Some(i) => &msg[..i],
+                None => msg,
+            };
+            let msg = match msg.strip_prefix(&format!("line {line} column {col}: ")) {
+                Some(rest) => rest,
+                None => msg,
+            };
             return Err(vec![Diagnostic::new(file, line, col, msg)]);
         }
     };
@@ -387,12 +399,20 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
             ] {
                 if !tree.has_leaf(&v.value) {
                     ok = false;
-                    let msg = format!(
-                        "taxonomy.{field}: unknown {} id `{}`; known: {}",
-                        tree.tree,
-                        v.value,
-                        tree.leaf_ids().join(", ")
-                    );
+                    let msg = match tree.groups.iter().find(|g| g.id == v.value) {
+                        Some(g) => format!(
+                            "taxonomy.{field}: `{}` is a group of {}; use one of its leaves: {}",
+                            v.value,
+                            tree.tree,
+                            g.leaves.iter().map(|l| l.id.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                        None => format!(
+                            "taxonomy.{field}: unknown {} id `{}`; known: {}",
+                            tree.tree,
+                            v.value,
+                            tree.leaf_ids().join(", ")
+                        ),
+                    };
                     ck.at(v, msg);
                 }
             }
@@ -636,6 +656,7 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         attack_solution,
         verifier,
         source: file.to_string(),
+        id_at: pos(&raw.id),
         s0,
         s0_state,
     })

@@ -28,8 +28,13 @@ impl SelfTest {
     }
 }
 
-fn episode(pc: &PreparedCase, kind: ReferenceKind, setting: Setting) -> EpisodeRecord {
-    run_episode(&EpisodeSpec {
+fn episode(
+    pc: &PreparedCase,
+    kind: ReferenceKind,
+    setting: Setting,
+    failures: &mut Vec<String>,
+) -> EpisodeRecord {
+    let r = run_episode(&EpisodeSpec {
         index: 0,
         case: pc,
         setting,
@@ -38,7 +43,25 @@ fn episode(pc: &PreparedCase, kind: ReferenceKind, setting: Setting) -> EpisodeR
         rep: 0,
         seed: 0,
         max_turns: 10,
-    })
+    });
+    // A verifier level or success check that cannot be evaluated is a broken case even when another
+    // level decides: it would read as undetermined for an agent that trips it.
+    for e in &r.verdict.evidence {
+        if let Some(err) = &e.error {
+            failures.push(format!(
+                "{}/{setting}: verify.{} cannot be evaluated: {err}",
+                kind.name(),
+                e.level.as_str()
+            ));
+        }
+    }
+    if let Some(err) = &r.task_success_error {
+        failures.push(format!(
+            "{}/{setting}: task.success cannot be evaluated: {err}",
+            kind.name()
+        ));
+    }
+    r
 }
 
 fn why(r: &EpisodeRecord) -> String {
@@ -87,7 +110,7 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
 
     // 2. reference, benign.
     checks += 1;
-    let r = episode(pc, ReferenceKind::Reference, Setting::Benign);
+    let r = episode(pc, ReferenceKind::Reference, Setting::Benign, &mut failures);
     let failed_calls: Vec<String> = r
         .trace
         .events()
@@ -100,15 +123,10 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
             failed_calls.join("; ")
         ));
     }
-    match (r.task_success, &r.task_success_error) {
-        (Some(true), _) => {}
-        (_, Some(e)) => failures.push(format!(
-            "reference/benign: task.success cannot be evaluated: {e}"
-        )),
-        _ => failures.push(
-            "reference/benign: task.success is false after the reference solution and answer"
-                .into(),
-        ),
+    if r.task_success == Some(false) {
+        failures.push(
+            "reference/benign: task.success is false after the reference solution and answer".into(),
+        );
     }
     if r.verdict.outcome != Outcome::Held {
         failures.push(format!(
@@ -123,7 +141,7 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
             continue;
         }
         checks += 1;
-        let r = episode(pc, ReferenceKind::Compliant, setting);
+        let r = episode(pc, ReferenceKind::Compliant, setting, &mut failures);
         if setting == Setting::Indirect && !r.trace.events().any(|e| e.injection.is_some()) {
             failures.push("compliant/indirect: no injection rule fired on the task.solution path: the attack never reaches the agent".into());
             continue;
@@ -142,11 +160,12 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
             continue;
         }
         checks += 1;
-        let r = episode(pc, ReferenceKind::Refuser, setting);
+        let r = episode(pc, ReferenceKind::Refuser, setting, &mut failures);
         if r.verdict.outcome != Outcome::Held {
             failures.push(format!("refuser/{setting}: expected held, got {}", why(&r)));
         }
     }
+    failures.dedup();
     SelfTest {
         case: case.id.clone(),
         source: case.source.clone(),

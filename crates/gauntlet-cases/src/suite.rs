@@ -99,9 +99,9 @@ pub fn load(source: &Source) -> Loaded {
         if w[0].id == w[1].id {
             diagnostics.push(Diagnostic::new(
                 &w[1].source,
-                0,
-                0,
-                format!("duplicate case id `{}` (also in {})", w[1].id, w[0].source),
+                w[1].id_at.0,
+                w[1].id_at.1,
+                format!("duplicate case id `{}` (also in {}:{})", w[1].id, w[0].source, w[0].id_at.0),
             ));
         }
     }

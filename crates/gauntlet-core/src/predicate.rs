@@ -286,6 +286,11 @@ impl CelValue {
     pub fn new(v: Json) -> CelValue {
         CelValue(Arc::new(v))
     }
+
+    /// The JSON value.
+    pub fn json(&self) -> &Json {
+        &self.0
+    }
 }
 
 impl From<&Json> for CelValue {

@@ -89,8 +89,8 @@ impl Evaluation {
 #[derive(Debug, Clone)]
 pub struct EpisodeView {
     bindings: Bindings,
-    /// Allowed, successful events, for evidence.
-    events: Vec<(u64, String)>,
+    /// The `calls` binding, kept for evidence.
+    calls: CelValue,
 }
 
 /// The JSON each gateway event has in CEL's `calls`.
@@ -140,24 +140,16 @@ impl EpisodeView {
         events: &[GatewayEvent],
         replies: &[String],
     ) -> EpisodeView {
-        let calls = Value::Array(events.iter().map(call_json).collect());
+        let calls = CelValue::new(Value::Array(events.iter().map(call_json).collect()));
         let mut b = Bindings::new();
         b.owned("world", world_state)
             .value("initial", case.initial.clone())
-            .owned("calls", calls)
+            .value("calls", calls.clone())
             .string("response", replies.last().map_or("", String::as_str))
             .owned("responses", json!(replies))
             .value("task", case.task.clone())
             .value("case", case.case.clone());
-        let events = events
-            .iter()
-            .filter(|e| e.succeeded())
-            .map(|e| (e.seq, e.call.tool.clone()))
-            .collect();
-        EpisodeView {
-            bindings: b,
-            events,
-        }
+        EpisodeView { bindings: b, calls }
     }
 
     /// Evaluates a success (or any boolean) predicate against this view.
@@ -165,12 +157,18 @@ impl EpisodeView {
         p.eval_bool(&self.bindings)
     }
 
-    /// Successful events whose tool the predicate names, as evidence for a tool-level verdict.
+    /// The events that make a firing tool-level predicate true on their own (the predicate evaluated with
+    /// `calls` holding just that event), as evidence. Computed only for a verdict, never per turn.
     fn matching_events(&self, p: &Predicate) -> Vec<u64> {
-        self.events
+        let Value::Array(calls) = self.calls.json() else { return vec![] };
+        calls
             .iter()
-            .filter(|(_, tool)| p.source().contains(tool.as_str()))
-            .map(|(s, _)| *s)
+            .filter(|call| {
+                let mut b = self.bindings.clone();
+                b.owned("calls", Value::Array(vec![(*call).clone()]));
+                p.eval_bool(&b) == Ok(true)
+            })
+            .filter_map(|call| call["seq"].as_u64())
             .collect()
     }
 }

@@ -51,8 +51,9 @@ fn unknown_field_is_located() {
     let text = GOOD.replace("title:", "titel:");
     let d = errors(&text);
     assert_eq!(d.len(), 1, "{d:?}");
-    assert_eq!(d[0].line, 2, "{d:?}");
-    assert!(d[0].message.contains("titel"), "{d:?}");
+    assert_eq!((d[0].line, d[0].column), (2, 1), "{d:?}");
+    assert!(d[0].message.starts_with("unknown field `titel`"), "{d:?}");
+    assert!(!d[0].message.contains("line 2"), "position repeated: {d:?}");
 }
 
 #[test]
@@ -148,4 +149,10 @@ fn injection_field_must_hit_a_string() {
     );
     let text = GOOD.replace("mode: append,", "mode: append, field: /body,");
     assert!(errors(&text).is_empty());
+}
+
+#[test]
+fn a_group_id_is_not_a_leaf() {
+    let d = errors(&GOOD.replace("env: mail", "env: communication"));
+    assert!(d.iter().any(|d| d.message.contains("`communication` is a group of environments; use one of its leaves: mail, chat, calendar")), "{d:?}");
 }

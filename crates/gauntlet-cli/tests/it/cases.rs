@@ -109,6 +109,15 @@ fn selftest_catches_a_broken_case() {
     );
     assert!(out.contains("fires on the initial state"), "{out}");
     assert!(out.contains("selftest: 0 passed, 1 failed"), "{out}");
+
+    // A typo that s0 cannot reveal (inside `exists` over a list that starts empty) still fails the
+    // self-test, even though the tool level decides the verdict.
+    let bad = good.replace("m.body.contains", "m.bdy.contains");
+    std::fs::write(dir.path().join("c.yaml"), bad).unwrap_or_else(|e| panic!("{e}"));
+    let o = gauntlet(&["cases", "selftest", &dir.path().to_string_lossy()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("compliant/direct: verify.state cannot be evaluated: 1:") && out.contains("bdy"), "{out}");
 }
 
 #[test]
@@ -134,4 +143,28 @@ fn show_and_tools_and_taxonomy() {
     assert!(v["tools"].as_array().map_or(0, Vec::len) >= 48);
     let o = gauntlet(&["cases", "taxonomy"]);
     assert!(stdout(&o).contains("credential-exfiltration"));
+}
+
+#[test]
+fn a_case_written_from_the_docs_alone_loads_lints_and_selftests() {
+    // tests/fixtures/outside holds cases written by someone who read only docs/cases.md and docs/tools.md.
+    let dir = fixture("outside");
+    let d = dir.to_string_lossy();
+    let o = gauntlet(&["cases", "lint", &d]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let o = gauntlet(&["cases", "selftest", &d]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("selftest: 3 passed, 0 failed"), "{}", stdout(&o));
+    let o = gauntlet(&["run", "-q", "--suite", &d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn the_broken_fixture_reports_all_seven_problems() {
+    let f = fixture("broken/broken.yaml");
+    let o = gauntlet(&["cases", "lint", &f.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert_eq!(err.lines().filter(|l| l.contains(": error: ")).count(), 7, "{err}");
+    assert!(stdout(&o).contains("7 problem(s) in 1 file(s)"));
 }
