@@ -404,7 +404,11 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
                             "taxonomy.{field}: `{}` is a group of {}; use one of its leaves: {}",
                             v.value,
                             tree.tree,
-                            g.leaves.iter().map(|l| l.id.as_str()).collect::<Vec<_>>().join(", ")
+                            g.leaves
+                                .iter()
+                                .map(|l| l.id.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ),
                         None => format!(
                             "taxonomy.{field}: unknown {} id `{}`; known: {}",

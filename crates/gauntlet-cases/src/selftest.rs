@@ -125,7 +125,8 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
     }
     if r.task_success == Some(false) {
         failures.push(
-            "reference/benign: task.success is false after the reference solution and answer".into(),
+            "reference/benign: task.success is false after the reference solution and answer"
+                .into(),
         );
     }
     if r.verdict.outcome != Outcome::Held {

@@ -101,7 +101,10 @@ pub fn load(source: &Source) -> Loaded {
                 &w[1].source,
                 w[1].id_at.0,
                 w[1].id_at.1,
-                format!("duplicate case id `{}` (also in {}:{})", w[1].id, w[0].source, w[0].id_at.0),
+                format!(
+                    "duplicate case id `{}` (also in {}:{})",
+                    w[1].id, w[0].source, w[0].id_at.0
+                ),
             ));
         }
     }

@@ -344,9 +344,13 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
             print_diagnostics(&loaded);
             let mut failed = 0;
             let mut out = std::io::stdout().lock();
-            let broken: std::collections::BTreeSet<&str> = loaded.diagnostics.iter().map(|d| d.file.as_str()).collect();
+            let broken: std::collections::BTreeSet<&str> =
+                loaded.diagnostics.iter().map(|d| d.file.as_str()).collect();
             for f in &broken {
-                writeln!(out, "FAIL  {f} (does not load; see the errors above or run `gauntlet cases lint`)")?;
+                writeln!(
+                    out,
+                    "FAIL  {f} (does not load; see the errors above or run `gauntlet cases lint`)"
+                )?;
             }
             for c in loaded.cases {
                 let pc = PreparedCase::new(c);

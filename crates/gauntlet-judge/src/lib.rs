@@ -160,7 +160,9 @@ impl EpisodeView {
     /// The events that make a firing tool-level predicate true on their own (the predicate evaluated with
     /// `calls` holding just that event), as evidence. Computed only for a verdict, never per turn.
     fn matching_events(&self, p: &Predicate) -> Vec<u64> {
-        let Value::Array(calls) = self.calls.json() else { return vec![] };
+        let Value::Array(calls) = self.calls.json() else {
+            return vec![];
+        };
         calls
             .iter()
             .filter(|call| {

@@ -1,8 +1,333 @@
 //! A Markdown reference of every tool and setup operation, generated from the catalogue (`docs/tools.md`).
 
-use crate::{setup_specs, tool_specs};
-use serde_json::Value;
+use crate::{World, setup_specs, tool_specs};
+use serde_json::{Value, json};
 use std::fmt::Write;
+
+/// The sample world the reference is rendered from: one or more records in every list.
+fn sample_setup() -> Vec<(&'static str, Value)> {
+    let iban = "DE89370400440532013000";
+    vec![
+        (
+            "mail.deliver",
+            json!({"id": "m1", "from": "dana@acme.test", "subject": "Q3 plan", "body": "Draft attached.", "attachments": ["q3.pdf"]}),
+        ),
+        (
+            "mail.deliver",
+            json!({"id": "m2", "from": "newsletter@shop.test", "subject": "Spring sale", "body": "20% off", "read": true}),
+        ),
+        (
+            "mail.contact",
+            json!({"name": "Dana Kim", "email": "dana@acme.test"}),
+        ),
+        (
+            "calendar.event",
+            json!({"id": "e1", "title": "Q3 review", "start": "2026-03-03T10:00", "end": "2026-03-03T11:00", "location": "Room 2", "attendees": ["dana@acme.test"]}),
+        ),
+        (
+            "drive.file",
+            json!({"id": "f1", "name": "plan.md", "folder": "docs", "content": "Q3 plan: ship v2."}),
+        ),
+        (
+            "repo.create",
+            json!({"name": "api", "description": "Orders API", "files": [{"path": "README.md", "content": "# Orders API"}], "secrets": [{"name": "DEPLOY_TOKEN", "value": "tok-123"}], "collaborators": [{"user": "dana", "permission": "write"}]}),
+        ),
+        (
+            "repo.pull_request",
+            json!({"repo": "api", "id": "pr1", "title": "Fix pagination", "body": "Fixes #12", "branch": "fix-pages", "author": "dana"}),
+        ),
+        ("bank.account", json!({"balance": 2500.0})),
+        (
+            "bank.payee",
+            json!({"id": "p1", "name": "Landlord", "iban": iban}),
+        ),
+        (
+            "bank.transaction",
+            json!({"id": "t1", "date": "2026-03-01", "amount": -1200.0, "counterparty": "Landlord", "iban": iban, "memo": "March rent"}),
+        ),
+        (
+            "bank.scheduled",
+            json!({"id": "s1", "iban": iban, "amount": 1200.0, "date": "2026-04-01", "memo": "April rent", "recurring": true}),
+        ),
+        (
+            "chat.user",
+            json!({"name": "dana", "email": "dana@acme.test"}),
+        ),
+        (
+            "chat.channel",
+            json!({"name": "general", "members": ["me", "dana"]}),
+        ),
+        ("chat.channel", json!({"name": "random", "members": ["me"]})),
+        (
+            "chat.message",
+            json!({"channel": "general", "author": "dana", "text": "Standup at 10"}),
+        ),
+        (
+            "chat.dm",
+            json!({"from": "dana", "text": "Can you review my PR?"}),
+        ),
+        (
+            "web.page",
+            json!({"url": "https://docs.acme.test/vpn", "title": "VPN guide", "content": "Install the client from https://vpn.acme.test/download"}),
+        ),
+        (
+            "shell.file",
+            json!({"path": "notes.txt", "content": "todo: rotate keys\n"}),
+        ),
+        (
+            "shell.env",
+            json!({"name": "API_KEY", "value": "sk-test-123"}),
+        ),
+    ]
+}
+
+/// One sample call per tool, in an order where each succeeds. `true` marks calls run on a throwaway copy so
+/// the state shown afterwards still has the records they would remove.
+fn sample_calls() -> Vec<(&'static str, Value, bool)> {
+    let iban = "DE89370400440532013000";
+    vec![
+        ("mail.list", json!({}), false),
+        ("mail.search", json!({"query": "Q3"}), false),
+        ("mail.read", json!({"id": "m1"}), false),
+        (
+            "mail.send",
+            json!({"to": ["dana@acme.test"], "subject": "Hi", "body": "See you at 10."}),
+            false,
+        ),
+        ("mail.reply", json!({"id": "m1", "body": "Thanks!"}), false),
+        (
+            "mail.forward",
+            json!({"id": "m1", "to": ["sam@acme.test"], "note": "FYI"}),
+            false,
+        ),
+        (
+            "mail.create_draft",
+            json!({"to": ["sam@acme.test"], "subject": "Notes", "body": "Draft notes"}),
+            false,
+        ),
+        ("mail.delete", json!({"id": "m2"}), false),
+        (
+            "mail.add_contact",
+            json!({"name": "Sam Lee", "email": "sam@acme.test"}),
+            false,
+        ),
+        (
+            "mail.set_forwarding",
+            json!({"address": "backup@acme.test"}),
+            false,
+        ),
+        ("calendar.list", json!({}), false),
+        ("calendar.search", json!({"query": "review"}), false),
+        ("calendar.get", json!({"id": "e1"}), false),
+        (
+            "calendar.create",
+            json!({"title": "1:1", "start": "2026-03-04T15:00", "end": "2026-03-04T15:30", "attendees": ["sam@acme.test"]}),
+            false,
+        ),
+        (
+            "calendar.update",
+            json!({"id": "e1", "location": "Room 4"}),
+            false,
+        ),
+        (
+            "calendar.cancel",
+            json!({"id": "e1", "message": "Moved to next week"}),
+            true,
+        ),
+        (
+            "calendar.invite",
+            json!({"id": "e1", "emails": ["sam@acme.test"]}),
+            false,
+        ),
+        ("drive.list", json!({}), false),
+        ("drive.search", json!({"query": "plan"}), false),
+        ("drive.read", json!({"id": "f1"}), false),
+        (
+            "drive.create",
+            json!({"name": "notes.md", "content": "- item", "folder": "docs"}),
+            false,
+        ),
+        (
+            "drive.append",
+            json!({"id": "f1", "content": "\nOwner: Dana"}),
+            false,
+        ),
+        (
+            "drive.share",
+            json!({"id": "f1", "email": "sam@acme.test", "role": "reader"}),
+            false,
+        ),
+        (
+            "drive.set_public_link",
+            json!({"id": "f1", "enabled": true}),
+            false,
+        ),
+        ("drive.delete", json!({"id": "f1"}), true),
+        ("repo.list_repos", json!({}), false),
+        ("repo.list_files", json!({"repo": "api"}), false),
+        (
+            "repo.read_file",
+            json!({"repo": "api", "path": "README.md"}),
+            false,
+        ),
+        ("repo.list_prs", json!({"repo": "api"}), false),
+        (
+            "repo.commit",
+            json!({"repo": "api", "path": "CHANGELOG.md", "content": "v2", "message": "Add changelog"}),
+            false,
+        ),
+        (
+            "repo.open_pr",
+            json!({"repo": "api", "title": "Add changelog", "body": "", "branch": "changelog"}),
+            false,
+        ),
+        ("repo.list_secrets", json!({"repo": "api"}), false),
+        (
+            "repo.read_secret",
+            json!({"repo": "api", "name": "DEPLOY_TOKEN"}),
+            false,
+        ),
+        (
+            "repo.add_collaborator",
+            json!({"repo": "api", "user": "sam", "permission": "read"}),
+            false,
+        ),
+        (
+            "repo.set_visibility",
+            json!({"repo": "api", "visibility": "public"}),
+            false,
+        ),
+        (
+            "repo.add_deploy_key",
+            json!({"repo": "api", "title": "ci", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample ci@acme", "write": false}),
+            false,
+        ),
+        ("repo.delete_repo", json!({"repo": "api"}), true),
+        ("bank.balance", json!({}), false),
+        ("bank.transactions", json!({"limit": 5}), false),
+        ("bank.list_payees", json!({}), false),
+        ("bank.list_scheduled", json!({}), false),
+        (
+            "bank.transfer",
+            json!({"iban": iban, "amount": 50.0, "memo": "Utilities"}),
+            false,
+        ),
+        (
+            "bank.schedule",
+            json!({"iban": "GB33BUKB20201555555555", "amount": 20.0, "date": "2026-03-10", "memo": "Gym"}),
+            false,
+        ),
+        (
+            "bank.add_payee",
+            json!({"name": "Gym", "iban": "GB33BUKB20201555555555"}),
+            false,
+        ),
+        (
+            "bank.update_payee",
+            json!({"id": "p1", "name": "Landlord Ltd"}),
+            false,
+        ),
+        (
+            "bank.update_scheduled",
+            json!({"id": "s1", "amount": 1250.0}),
+            false,
+        ),
+        (
+            "bank.update_password",
+            json!({"new_password": "N3w-passphrase!"}),
+            false,
+        ),
+        ("chat.list_channels", json!({}), false),
+        ("chat.list_users", json!({}), false),
+        ("chat.read_channel", json!({"channel": "general"}), false),
+        ("chat.read_dms", json!({"user": "dana"}), false),
+        (
+            "chat.post",
+            json!({"channel": "general", "text": "On my way"}),
+            false,
+        ),
+        (
+            "chat.dm",
+            json!({"user": "dana", "text": "Looking now"}),
+            false,
+        ),
+        (
+            "chat.invite_user",
+            json!({"email": "sam@partner.test", "channel": "general", "role": "guest"}),
+            false,
+        ),
+        (
+            "chat.add_to_channel",
+            json!({"channel": "random", "user": "dana"}),
+            false,
+        ),
+        ("chat.remove_user", json!({"user": "dana"}), true),
+        ("web.search", json!({"query": "VPN"}), false),
+        (
+            "web.fetch",
+            json!({"url": "https://docs.acme.test/vpn"}),
+            false,
+        ),
+        (
+            "web.extract_links",
+            json!({"url": "https://docs.acme.test/vpn"}),
+            false,
+        ),
+        (
+            "web.post",
+            json!({"url": "https://hooks.acme.test/notify", "body": "deploy done"}),
+            false,
+        ),
+        (
+            "web.submit_form",
+            json!({"url": "https://forms.acme.test/feedback", "fields": {"name": "Alex", "rating": "5"}}),
+            false,
+        ),
+        ("web.history", json!({}), false),
+        (
+            "shell.run",
+            json!({"command": "echo hello > greeting.txt && curl -d @greeting.txt https://paste.example.test/new"}),
+            false,
+        ),
+        ("shell.read_file", json!({"path": "notes.txt"}), false),
+        (
+            "shell.write_file",
+            json!({"path": "out/report.txt", "content": "ok"}),
+            false,
+        ),
+        ("shell.list", json!({}), false),
+        ("shell.env", json!({}), false),
+        ("shell.delete", json!({"path": "out"}), true),
+    ]
+}
+
+/// Runs the sample calls: their results, and the world afterwards. Errors are reported, never hidden.
+fn sample() -> (Vec<(String, Value, Result<Value, String>)>, World) {
+    let mut w = World::new();
+    for (op, args) in sample_setup() {
+        if let Err(e) = w.setup(op, &args) {
+            return (vec![(op.to_string(), args, Err(e.to_string()))], w);
+        }
+    }
+    let mut results = Vec::new();
+    for (tool, args, throwaway) in sample_calls() {
+        let r = if throwaway {
+            w.clone().call(tool, &args)
+        } else {
+            w.call(tool, &args)
+        };
+        results.push((tool.to_string(), args, r.map_err(|e| e.to_string())));
+    }
+    (results, w)
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
 
 /// Renders one schema's properties as `name (type, required): …` lines.
 fn params(schema: &Value) -> String {
@@ -92,5 +417,59 @@ pub fn markdown() -> String {
             op.description.replace('|', "\\|")
         );
     }
+    let (results, world) = sample();
+    s.push_str("\n## Example results\n\nEach tool called once on a small sample world (its setup is in `crates/gauntlet-world/src/reference.rs`). Errors are results too: the agent sees the message.\n\n```text\n");
+    for (tool, args, r) in &results {
+        let out = match r {
+            Ok(v) => v.to_string(),
+            Err(e) => format!("error: {e}"),
+        };
+        let _ = writeln!(s, "{tool} {args}\n  → {}", clip(&out, 400));
+    }
+    s.push_str("```\n\n## State shapes\n\nWhat `world.<service>` (and `initial.<service>`) look like in CEL, after the example calls above. Every field is always present; lists are `[]` when empty; only `mail.forwarding` can be `null`. `world.now` is the logical clock.\n\n");
+    let state = world.state();
+    for service in [
+        "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell",
+    ] {
+        let pretty = serde_json::to_string_pretty(&state[service]).unwrap_or_default();
+        let _ = write!(s, "### {service}\n\n```json\n{pretty}\n```\n\n");
+    }
+    s.truncate(s.trim_end().len());
+    s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_a_sample_that_succeeds() {
+        let (results, world) = sample();
+        for (tool, _, r) in &results {
+            assert!(r.is_ok(), "{tool}: {r:?}");
+        }
+        for t in tool_specs() {
+            assert!(
+                results.iter().any(|(n, _, _)| *n == t.name),
+                "no sample call for {}",
+                t.name
+            );
+        }
+        // Every top-level list of every service has a record to show.
+        let state = world.state();
+        let mut empty = Vec::new();
+        for service in [
+            "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell",
+        ] {
+            if let Some(o) = state[service].as_object() {
+                for (k, v) in o {
+                    if v.as_array().is_some_and(Vec::is_empty) {
+                        empty.push(format!("{service}.{k}"));
+                    }
+                }
+            }
+        }
+        assert!(empty.is_empty(), "{empty:?}");
+    }
 }

@@ -117,7 +117,11 @@ fn selftest_catches_a_broken_case() {
     let o = gauntlet(&["cases", "selftest", &dir.path().to_string_lossy()]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("compliant/direct: verify.state cannot be evaluated: 1:") && out.contains("bdy"), "{out}");
+    assert!(
+        out.contains("compliant/direct: verify.state cannot be evaluated: 1:")
+            && out.contains("bdy"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -154,7 +158,11 @@ fn a_case_written_from_the_docs_alone_loads_lints_and_selftests() {
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let o = gauntlet(&["cases", "selftest", &d]);
     assert!(o.status.success(), "{}", stdout(&o));
-    assert!(stdout(&o).contains("selftest: 3 passed, 0 failed"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("selftest: 3 passed, 0 failed"),
+        "{}",
+        stdout(&o)
+    );
     let o = gauntlet(&["run", "-q", "--suite", &d]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -165,6 +173,10 @@ fn the_broken_fixture_reports_all_seven_problems() {
     let o = gauntlet(&["cases", "lint", &f.to_string_lossy()]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert_eq!(err.lines().filter(|l| l.contains(": error: ")).count(), 7, "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.contains(": error: ")).count(),
+        7,
+        "{err}"
+    );
     assert!(stdout(&o).contains("7 problem(s) in 1 file(s)"));
 }
