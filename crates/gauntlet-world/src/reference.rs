@@ -302,7 +302,10 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
 }
 
 /// Runs the sample calls: their results, and the world afterwards. Errors are reported, never hidden.
-fn sample() -> (Vec<(String, Value, Result<Value, String>)>, World) {
+/// One sample call: tool, arguments, and its result or error message.
+type SampleCall = (String, Value, Result<Value, String>);
+
+fn sample() -> (Vec<SampleCall>, World) {
     let mut w = World::new();
     for (op, args) in sample_setup() {
         if let Err(e) = w.setup(op, &args) {
