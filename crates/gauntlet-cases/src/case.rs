@@ -346,31 +346,15 @@ fn cel_position(text: &str, s: &Spanned<String>, e: &PredicateError) -> (usize, 
 
 /// Parses and checks one case file. Every problem found is returned, each with file, line and column.
 pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
-    let raw: RawCase = match serde_saphyr::from_str(text) {
-        Ok(r) => r,
-        Err(e) => {
-            let (line, col) = e
-                .location()
-                .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
-            let msg = e.without_snippet().to_string();
-            let msg = msg.lines().next().unwrap_or("invalid YAML");
-            // The position is already in front of the message; drop the copies the parser adds.
-            let msg = msg.trim_start_matches("error: ");
-            let msg = match msg.find(" at line ") {
-                Some(i) => &msg[..i],
-                None => msg,
-            };
-            let msg = match msg.strip_prefix(&format!("line {line} column {col}: ")) {
-                Some(rest) => rest,
-                None => msg,
-            };
-            return Err(vec![Diagnostic::new(file, line, col, msg)]);
-        }
+    let (raw, masked, structural) = parse_raw(file, text);
+    let Some(raw) = raw else {
+        return Err(structural);
     };
+    let text = masked.as_str();
     let mut ck = Checker {
         file,
         text,
-        diags: Vec::new(),
+        diags: structural,
     };
 
     let id = raw.id.value.clone();
@@ -664,6 +648,67 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         s0,
         s0_state,
     })
+}
+
+/// Parses the raw case. An unknown field written as the first key on its line is reported and then blanked
+/// out (with its value block, keeping line numbers) so that parsing can go on and report the next one; any
+/// other structural error ends parsing. Returns the case if it parsed, the text it parsed, and the errors.
+fn parse_raw(file: &str, text: &str) -> (Option<RawCase>, String, Vec<Diagnostic>) {
+    let mut masked = text.to_string();
+    let mut diags = Vec::new();
+    for _ in 0..64 {
+        match serde_saphyr::from_str::<RawCase>(&masked) {
+            Ok(r) => return (Some(r), masked, diags),
+            Err(e) => {
+                let (line, col) = e
+                    .location()
+                    .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
+                let msg = e.without_snippet().to_string();
+                let msg = msg.lines().next().unwrap_or("invalid YAML");
+                // The position is already in front of the message; drop the copies the parser adds.
+                let msg = msg.trim_start_matches("error: ");
+                let msg = match msg.find(" at line ") {
+                    Some(i) => &msg[..i],
+                    None => msg,
+                };
+                let msg = msg
+                    .strip_prefix(&format!("line {line} column {col}: "))
+                    .unwrap_or(msg)
+                    .to_string();
+                let unknown = msg.starts_with("unknown field `");
+                diags.push(Diagnostic::new(file, line, col, msg));
+                if !(unknown && blank_key(&mut masked, line, col)) {
+                    return (None, masked, diags);
+                }
+            }
+        }
+    }
+    (None, masked, diags)
+}
+
+/// Blanks the key at `line`:`col` and the more-indented lines of its value. Only a key that starts its line
+/// can be removed without changing the structure around it.
+fn blank_key(text: &mut String, line: usize, col: usize) -> bool {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let Some(first) = lines.get(line.wrapping_sub(1)) else {
+        return false;
+    };
+    let indent = first.len() - first.trim_start().len();
+    if indent + 1 != col {
+        return false;
+    }
+    lines[line - 1].clear();
+    for l in lines.iter_mut().skip(line) {
+        let i = l.len() - l.trim_start().len();
+        if !l.trim().is_empty() && i <= indent {
+            break;
+        }
+        l.clear();
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    *text = out;
+    true
 }
 
 /// The 1-based line of the first line starting with `key` (0 if none).

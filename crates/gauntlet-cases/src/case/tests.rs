@@ -50,7 +50,9 @@ fn good_case_loads() {
 fn unknown_field_is_located() {
     let text = GOOD.replace("title:", "titel:");
     let d = errors(&text);
-    assert_eq!(d.len(), 1, "{d:?}");
+    // The typo, then (once it is set aside) the field it should have been.
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert!(d[1].message.contains("missing field `title`"), "{d:?}");
     assert_eq!((d[0].line, d[0].column), (2, 1), "{d:?}");
     assert!(d[0].message.starts_with("unknown field `titel`"), "{d:?}");
     assert!(!d[0].message.contains("line 2"), "position repeated: {d:?}");
@@ -155,4 +157,46 @@ fn injection_field_must_hit_a_string() {
 fn a_group_id_is_not_a_leaf() {
     let d = errors(&GOOD.replace("env: mail", "env: communication"));
     assert!(d.iter().any(|d| d.message.contains("`communication` is a group of environments; use one of its leaves: mail, chat, calendar")), "{d:?}");
+}
+
+#[test]
+fn several_unknown_fields_are_all_reported_with_the_semantic_errors() {
+    let text = GOOD
+        .replace("title:", "titel:")
+        .replace("  answer:", "  anwser:")
+        .replace("mail.list: {unread: true}", "mail.lst: {unread: true}");
+    let d = errors(&text);
+    let all = d
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        all.contains("t.yaml:2:1: error: unknown field `titel`"),
+        "{all}"
+    );
+    assert!(
+        all.contains("t.yaml:14:3: error: unknown field `anwser`"),
+        "{all}"
+    );
+    // `title` is required: once `titel` is blanked the missing field is reported, and parsing stops there.
+    assert!(all.contains("missing field `title`"), "{all}");
+}
+
+#[test]
+fn unknown_fields_then_semantic_errors() {
+    let text = GOOD
+        .replace("  answer:", "  anwser:")
+        .replace("mail.list: {unread: true}", "mail.lst: {unread: true}");
+    let d = errors(&text);
+    let all = d
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        all.contains("t.yaml:14:3: error: unknown field `anwser`"),
+        "{all}"
+    );
+    assert!(all.contains("unknown tool `mail.lst`"), "{all}");
 }
