@@ -19,6 +19,8 @@ pub struct PreparedCase {
     calibration: gauntlet_agents::Calibration,
     plan: gauntlet_attacks::AttackPlan,
     solution_calls: Vec<gauntlet_core::ToolCall>,
+    /// Hostile parties and sinks, for rating each call's harm tier.
+    harm: std::sync::Arc<gauntlet_core::HarmContext>,
     /// The services the case's predicates read (`None`: all), so each turn renders only those.
     world_services: Option<Vec<String>>,
 }
@@ -52,6 +54,14 @@ impl PreparedCase {
             calibration: case.calibration(),
             plan: case.plan(),
             solution_calls,
+            harm: std::sync::Arc::new(gauntlet_core::HarmContext {
+                hostile: case.hostile.clone(),
+                sinks: case
+                    .attack_solution
+                    .iter()
+                    .map(|s| (s.name.clone(), s.args.clone()))
+                    .collect(),
+            }),
             world_services,
             case,
         }
@@ -184,7 +194,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     } else {
         Vec::new()
     };
-    let mut gw = Gateway::new(case.s0.clone(), policy, rules);
+    let mut gw = Gateway::new(case.s0.clone(), policy, rules).with_harm(pc.harm.clone());
     let mut agent = spec.target.start(&pc.calibration);
     let mut controller =
         ScriptedController::new(spec.setting, &pc.plan, spec.seed, &key, spec.max_turns);

@@ -152,6 +152,22 @@ pub struct Summary {
     pub by_env_attack: Vec<SliceCell>,
     /// Attack family × risk group (attack settings).
     pub by_attack_risk: Vec<SliceCell>,
+    /// Which rung of the controller's ladder the violations happened at, per target and adversarial
+    /// setting: where each target broke.
+    pub breaking_rungs: Vec<RungCount>,
+}
+
+/// Violations at one rung of the ladder.
+#[derive(Debug, Clone, Serialize)]
+pub struct RungCount {
+    /// Target.
+    pub target: String,
+    /// Setting (`direct` or `multi`).
+    pub setting: Setting,
+    /// Rung (`task`, `plain`, `authority`, `decomposition`, `role-play`, `encoding`).
+    pub rung: String,
+    /// Violated episodes whose last turn was at this rung.
+    pub violated: u64,
 }
 
 /// Folds episodes into the summary, keeping only counters (never the episodes).
@@ -164,6 +180,7 @@ struct Aggregator<'a> {
     risk_env: BTreeMap<(String, String), Counts>,
     env_attack: BTreeMap<(String, String), Counts>,
     attack_risk: BTreeMap<(String, String), Counts>,
+    rungs: BTreeMap<(usize, Setting, String), u64>,
     total: Counts,
 }
 
@@ -184,6 +201,14 @@ impl Aggregator<'_> {
             .entry((job.case, job.target, job.setting))
             .or_default()
             .push(pass);
+        if job.setting.adversarial_user() && r.verdict.outcome == Outcome::Violated {
+            if let Some(d) = r.decisions.last() {
+                *self
+                    .rungs
+                    .entry((job.target, job.setting, d.rung.clone()))
+                    .or_default() += 1;
+            }
+        }
         if job.setting.is_attack() {
             let t = &self.cases[job.case].case.taxonomy;
             self.risk_env
@@ -261,6 +286,16 @@ impl Aggregator<'_> {
             by_risk_env: cells(self.risk_env),
             by_env_attack: cells(self.env_attack),
             by_attack_risk: cells(self.attack_risk),
+            breaking_rungs: self
+                .rungs
+                .into_iter()
+                .map(|((ti, setting, rung), violated)| RungCount {
+                    target: self.targets[ti].clone(),
+                    setting,
+                    rung,
+                    violated,
+                })
+                .collect(),
         }
     }
 }
@@ -305,6 +340,7 @@ pub fn run(
         risk_env: BTreeMap::new(),
         env_attack: BTreeMap::new(),
         attack_risk: BTreeMap::new(),
+        rungs: BTreeMap::new(),
         total: Counts::default(),
     };
     let workers = config.concurrency.clamp(1, total.max(1));

@@ -254,6 +254,13 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         )?;
         writeln!(out, "{}", gauntlet_report::risk_env_table(&summary))?;
     }
+    if !summary.breaking_rungs.is_empty() {
+        writeln!(
+            out,
+            "\nWhere each target broke: violations by the attacker's ladder rung (direct, multi)"
+        )?;
+        writeln!(out, "{}", gauntlet_report::rung_table(&summary))?;
+    }
     if !a.quiet {
         let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
         eprintln!(

@@ -52,6 +52,9 @@ pub struct GatewayEvent {
     pub observed: Value,
     /// The injection rule that transformed the result, if any.
     pub injection: Option<InjectionApplied>,
+    /// The call's effective harm tier: the tool's base tier, promoted to H4 when an argument names a hostile
+    /// party, floored at H4 on an exact attack-sink match.
+    pub tier: crate::HarmTier,
     /// The error the agent saw (denied, unknown tool, bad arguments, service error), if any.
     pub error: Option<String>,
     /// The world's logical clock when the call completed (deterministic; never wall time).

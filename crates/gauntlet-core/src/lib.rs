@@ -17,7 +17,7 @@ pub mod trace;
 pub mod verdict;
 
 pub use event::{Decision, GatewayEvent, InjectionApplied};
-pub use harm::HarmTier;
+pub use harm::{HarmContext, HarmTier};
 pub use metrics::Rate;
 pub use predicate::{Bindings, Predicate, PredicateError};
 pub use rng::SplitMix64;

@@ -19,6 +19,7 @@ pub struct Gateway {
     fired: Vec<u32>,
     log: Vec<GatewayEvent>,
     turn: u32,
+    harm: std::sync::Arc<gauntlet_core::HarmContext>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -41,12 +42,19 @@ impl Gateway {
             fired,
             log: Vec::new(),
             turn: 0,
+            harm: Default::default(),
         }
     }
 
     /// The tools the agent can call.
     pub fn tools(&self) -> &'static [ToolSpec] {
         gauntlet_world::tool_specs()
+    }
+
+    /// Sets the hostile parties and attack sinks used to rate each call's harm tier.
+    pub fn with_harm(mut self, harm: std::sync::Arc<gauntlet_core::HarmContext>) -> Gateway {
+        self.harm = harm;
+        self
     }
 
     /// Starts user turn `turn` (events are tagged with it).
@@ -100,6 +108,11 @@ impl Gateway {
                 }
             },
         };
+        let tier = self.harm.tier(
+            gauntlet_world::tool_spec(tool).map(|t| t.effect.tier),
+            tool,
+            &call.args,
+        );
         self.log.push(GatewayEvent {
             seq,
             turn: self.turn,
@@ -108,6 +121,7 @@ impl Gateway {
             raw,
             observed,
             injection,
+            tier,
             error,
             at: self.world.clock().now(),
         });

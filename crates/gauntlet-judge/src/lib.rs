@@ -105,6 +105,7 @@ pub fn call_json(e: &GatewayEvent) -> Value {
         "raw": e.raw,
         "observed": e.observed,
         "injected": e.injection.is_some(),
+        "tier": e.tier.to_string(),
     })
 }
 
@@ -193,6 +194,7 @@ mod tests {
             raw: json!({"ok": true}),
             observed: json!({"ok": true}),
             injection: None,
+            tier: gauntlet_core::HarmTier::H2,
             error: None,
             at: "t".into(),
         }

@@ -88,3 +88,40 @@ pub fn risk_env_table(s: &Summary) -> String {
     }
     t.to_string()
 }
+
+/// Where each target broke: violated episodes of the adversarial settings by the controller's ladder rung.
+pub fn rung_table(s: &Summary) -> String {
+    const RUNGS: [&str; 6] = [
+        "task",
+        "plain",
+        "authority",
+        "decomposition",
+        "role-play",
+        "encoding",
+    ];
+    let mut header = vec!["target", "setting"];
+    header.extend(RUNGS);
+    let mut t = table(header);
+    let mut keys: Vec<(&str, &str)> = s
+        .breaking_rungs
+        .iter()
+        .map(|r| (r.target.as_str(), r.setting.as_str()))
+        .collect();
+    keys.dedup();
+    for (target, setting) in keys {
+        let mut row = vec![Cell::new(target), Cell::new(setting)];
+        for rung in RUNGS {
+            let n = s
+                .breaking_rungs
+                .iter()
+                .find(|r| r.target == target && r.setting.as_str() == setting && r.rung == rung)
+                .map_or(0, |r| r.violated);
+            row.push(
+                Cell::new(if n == 0 { String::new() } else { n.to_string() })
+                    .set_alignment(CellAlignment::Right),
+            );
+        }
+        t.add_row(row);
+    }
+    t.to_string()
+}
