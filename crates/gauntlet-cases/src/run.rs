@@ -201,13 +201,14 @@ impl Aggregator<'_> {
             .entry((job.case, job.target, job.setting))
             .or_default()
             .push(pass);
-        if job.setting.adversarial_user() && r.verdict.outcome == Outcome::Violated {
-            if let Some(d) = r.decisions.last() {
-                *self
-                    .rungs
-                    .entry((job.target, job.setting, d.rung.clone()))
-                    .or_default() += 1;
-            }
+        if job.setting.adversarial_user()
+            && r.verdict.outcome == Outcome::Violated
+            && let Some(d) = r.decisions.last()
+        {
+            *self
+                .rungs
+                .entry((job.target, job.setting, d.rung.clone()))
+                .or_default() += 1;
         }
         if job.setting.is_attack() {
             let t = &self.cases[job.case].case.taxonomy;
