@@ -11,15 +11,19 @@ cargo build --release -q -p gauntlet-cli
 bin=target/release/gauntlet
 episodes=$("$bin" run -q --repeat 1 --settings benign,direct,indirect,multi | head -1 | sed -E 's/.*= ([0-9]+) episodes.*/\1/')
 total=$((episodes * repeat))
-measure() { # label, then gauntlet args
+measure() { # label, then gauntlet args; three runs, the median by wall time is reported (this VM is noisy)
   local label="$1"; shift
-  local out
-  out=$( { /usr/bin/time -f "%e %U %S %M" "$bin" "$@" >/dev/null; } 2>&1 | tail -1 )
+  local runs=() out
+  for _ in 1 2 3; do
+    runs+=("$( { /usr/bin/time -f "%e %U %S %M" "$bin" "$@" >/dev/null; } 2>&1 | tail -1 )")
+  done
+  out=$(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
   read -r wall user sys rss <<<"$out"
   awk -v l="$label" -v n="$total" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
     printf "%-28s episodes=%d wall=%.2fs episodes/s=%.0f wall/episode=%.4fms cpu/episode=%.4fms peak_rss=%.1fMB\n",
       l, n, w, n / w, 1000 * w / n, 1000 * (u + s) / n, r / 1024 }'
 }
+"$bin" run -q --repeat 10 >/dev/null   # warm-up
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m); date: $(date -u +%F)"
 measure "run (2 workers)" run -q --repeat "$repeat" --concurrency 2
 measure "run (1 worker)" run -q --repeat "$repeat" --concurrency 1
