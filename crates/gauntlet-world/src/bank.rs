@@ -430,13 +430,9 @@ impl Bank {
             }
             "payee" => {
                 let a: PayeeSetup = parse(args)?;
-                let id = match a.id {
-                    Some(id) => id,
-                    None => clock.fresh_id("payee", |x| self.payees.iter().any(|p| p.id == x)),
-                };
-                if self.payees.iter().any(|p| p.id == id) {
-                    return Err(format!("duplicate payee id {id}"));
-                }
+                let id = clock.setup_id(a.id, "payee", "payee", |x| {
+                    self.payees.iter().any(|p| p.id == x)
+                })?;
                 self.payees.push(Payee {
                     id,
                     name: a.name,
@@ -446,13 +442,9 @@ impl Bank {
             }
             "transaction" => {
                 let a: TxSetup = parse(args)?;
-                let id = match a.id {
-                    Some(id) => id,
-                    None => clock.fresh_id("tx", |x| self.transactions.iter().any(|t| t.id == x)),
-                };
-                if self.transactions.iter().any(|t| t.id == id) {
-                    return Err(format!("duplicate transaction id {id}"));
-                }
+                let id = clock.setup_id(a.id, "tx", "transaction", |x| {
+                    self.transactions.iter().any(|t| t.id == x)
+                })?;
                 self.transactions.push(Transaction {
                     id,
                     date: a.date.unwrap_or_else(|| clock.today()),
@@ -465,13 +457,9 @@ impl Bank {
             }
             "scheduled" => {
                 let a: ScheduledSetup = parse(args)?;
-                let id = match a.id {
-                    Some(id) => id,
-                    None => clock.fresh_id("sched", |x| self.scheduled.iter().any(|s| s.id == x)),
-                };
-                if self.scheduled.iter().any(|s| s.id == id) {
-                    return Err(format!("duplicate scheduled payment id {id}"));
-                }
+                let id = clock.setup_id(a.id, "sched", "scheduled payment", |x| {
+                    self.scheduled.iter().any(|s| s.id == x)
+                })?;
                 self.scheduled.push(Scheduled {
                     id,
                     iban: a.iban,

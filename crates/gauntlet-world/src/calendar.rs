@@ -309,13 +309,9 @@ impl Calendar {
         match op {
             "event" => {
                 let a: EventSetup = parse(args)?;
-                let id = match a.id {
-                    Some(id) => id,
-                    None => clock.fresh_id("evt", |x| self.events.iter().any(|e| e.id == x)),
-                };
-                if self.events.iter().any(|e| e.id == id) {
-                    return Err(format!("duplicate event id {id}"));
-                }
+                let id = clock.setup_id(a.id, "evt", "event", |x| {
+                    self.events.iter().any(|e| e.id == x)
+                })?;
                 self.events.push(Event {
                     id,
                     title: a.title,

@@ -50,6 +50,22 @@ impl Clock {
         }
     }
 
+    /// The id of a record added by a setup operation: the one the case gave (refused if already taken, with
+    /// `what` naming the record in the error) or a fresh one.
+    pub(crate) fn setup_id(
+        &mut self,
+        given: Option<String>,
+        kind: &'static str,
+        what: &str,
+        taken: impl Fn(&str) -> bool,
+    ) -> Result<String, String> {
+        match given {
+            Some(id) if taken(&id) => Err(format!("duplicate {what} id {id}")),
+            Some(id) => Ok(id),
+            None => Ok(self.fresh_id(kind, taken)),
+        }
+    }
+
     /// `world.clock {advance_minutes}`: moves time forward while building s0.
     pub(crate) fn setup(&mut self, op: &str, args: &Value) -> Result<(), String> {
         #[derive(Deserialize)]

@@ -293,13 +293,9 @@ impl Drive {
         match op {
             "file" => {
                 let a: FileSetup = parse(args)?;
-                let id = match a.id {
-                    Some(id) => id,
-                    None => clock.fresh_id("file", |x| self.files.iter().any(|f| f.id == x)),
-                };
-                if self.files.iter().any(|f| f.id == id) {
-                    return Err(format!("duplicate file id {id}"));
-                }
+                let id = clock.setup_id(a.id, "file", "file", |x| {
+                    self.files.iter().any(|f| f.id == x)
+                })?;
                 self.files.push(File {
                     id,
                     name: a.name,

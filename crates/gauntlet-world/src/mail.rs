@@ -482,13 +482,8 @@ impl Mail {
             }
             "deliver" => {
                 let a: Deliver = parse(args)?;
-                let id = match a.id {
-                    Some(id) => id,
-                    None => clock.fresh_id("msg", |x| self.all_ids().any(|y| y == x)),
-                };
-                if self.all_ids().any(|x| x == id) {
-                    return Err(format!("duplicate message id {id}"));
-                }
+                let id =
+                    clock.setup_id(a.id, "msg", "message", |x| self.all_ids().any(|y| y == x))?;
                 let to = if a.to.is_empty() {
                     vec![self.address.clone()]
                 } else {
@@ -510,13 +505,8 @@ impl Mail {
             }
             "sent" => {
                 let a: SentSetup = parse(args)?;
-                let id = match a.id {
-                    Some(id) => id,
-                    None => clock.fresh_id("msg", |x| self.all_ids().any(|y| y == x)),
-                };
-                if self.all_ids().any(|x| x == id) {
-                    return Err(format!("duplicate message id {id}"));
-                }
+                let id =
+                    clock.setup_id(a.id, "msg", "message", |x| self.all_ids().any(|y| y == x))?;
                 self.sent.push(Message {
                     id,
                     from: self.address.clone(),
