@@ -1,0 +1,362 @@
+//! The pool every job talks to: one per role (target, attacker, judge). It bounds concurrency, keeps to
+//! requests- and tokens-per-minute limits, retries rate limits, server errors, timeouts and malformed replies
+//! with exponential backoff and jitter (honouring `Retry-After`), enforces a per-request timeout, counts tokens
+//! and cost in a ledger, stops new work cleanly when the budget is spent, and answers from the response cache.
+
+use crate::cache::{Cache, CacheMode};
+use crate::error::LlmError;
+use crate::types::{ChatModel, ChatRequest, ChatResponse, ModelFuture};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+
+/// Pool limits and prices.
+#[derive(Debug, Clone)]
+pub struct PoolConfig {
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Requests per minute (none: unlimited).
+    pub rpm: Option<u32>,
+    /// Tokens per minute, prompt + completion (none: unlimited).
+    pub tpm: Option<u64>,
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// First backoff delay; doubles each retry.
+    pub backoff_base: Duration,
+    /// Longest backoff delay (and longest `Retry-After` honoured).
+    pub backoff_max: Duration,
+    /// USD per million prompt tokens.
+    pub price_in: f64,
+    /// USD per million completion tokens.
+    pub price_out: f64,
+    /// Stop sending new requests once this much has been spent (USD).
+    pub budget: Option<f64>,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig {
+            concurrency: 16,
+            rpm: None,
+            tpm: None,
+            max_retries: 6,
+            timeout: Duration::from_secs(120),
+            backoff_base: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(60),
+            price_in: 0.0,
+            price_out: 0.0,
+            budget: None,
+        }
+    }
+}
+
+/// Counters of everything a pool did. Shared, lock-free.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    requests: AtomicU64,
+    ok: AtomicU64,
+    retries: AtomicU64,
+    rate_limited: AtomicU64,
+    server_errors: AtomicU64,
+    timeouts: AtomicU64,
+    malformed: AtomicU64,
+    other_errors: AtomicU64,
+    cache_hits: AtomicU64,
+    prompt_tokens: AtomicU64,
+    completion_tokens: AtomicU64,
+    /// Cost in millionths of a dollar.
+    micro_usd: AtomicU64,
+    retry_wait_ms: AtomicU64,
+}
+
+/// A copy of a ledger's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LedgerSnapshot {
+    /// Requests sent over the network (every attempt).
+    pub requests: u64,
+    /// Successful responses.
+    pub ok: u64,
+    /// Retries.
+    pub retries: u64,
+    /// 429 responses.
+    pub rate_limited: u64,
+    /// 5xx responses.
+    pub server_errors: u64,
+    /// Requests that timed out.
+    pub timeouts: u64,
+    /// Responses that could not be parsed.
+    pub malformed: u64,
+    /// Other failures (connection, 4xx).
+    pub other_errors: u64,
+    /// Responses served from the cache.
+    pub cache_hits: u64,
+    /// Prompt tokens of successful responses.
+    pub prompt_tokens: u64,
+    /// Completion tokens of successful responses.
+    pub completion_tokens: u64,
+    /// Cost in USD.
+    pub cost_usd: f64,
+    /// Total time spent waiting before retries, in milliseconds.
+    pub retry_wait_ms: u64,
+}
+
+impl Ledger {
+    /// The counters now.
+    pub fn snapshot(&self) -> LedgerSnapshot {
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        LedgerSnapshot {
+            requests: g(&self.requests),
+            ok: g(&self.ok),
+            retries: g(&self.retries),
+            rate_limited: g(&self.rate_limited),
+            server_errors: g(&self.server_errors),
+            timeouts: g(&self.timeouts),
+            malformed: g(&self.malformed),
+            other_errors: g(&self.other_errors),
+            cache_hits: g(&self.cache_hits),
+            prompt_tokens: g(&self.prompt_tokens),
+            completion_tokens: g(&self.completion_tokens),
+            cost_usd: g(&self.micro_usd) as f64 / 1e6,
+            retry_wait_ms: g(&self.retry_wait_ms),
+        }
+    }
+
+    fn count_error(&self, e: &LlmError) {
+        let c = match e {
+            LlmError::RateLimited { .. } => &self.rate_limited,
+            LlmError::Server { .. } => &self.server_errors,
+            LlmError::Timeout(_) => &self.timeouts,
+            LlmError::Malformed(_) => &self.malformed,
+            _ => &self.other_errors,
+        };
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Sliding one-minute windows for the rate limits.
+#[derive(Debug, Default)]
+struct Windows {
+    requests: VecDeque<Instant>,
+    tokens: VecDeque<(Instant, u64)>,
+}
+
+/// A model behind limits, retries, a ledger, a budget and a cache. Implements [`ChatModel`] itself.
+pub struct Pool {
+    inner: Arc<dyn ChatModel>,
+    cfg: PoolConfig,
+    sem: Semaphore,
+    ledger: Arc<Ledger>,
+    cache: Option<Cache>,
+    windows: Mutex<Windows>,
+    jitter: AtomicU64,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("model", &self.inner.name())
+            .field("cfg", &self.cfg)
+            .finish()
+    }
+}
+
+/// A rough token estimate of a request (4 characters a token), for the tokens-per-minute limit.
+fn estimate_tokens(req: &ChatRequest) -> u64 {
+    let chars: usize = req
+        .messages
+        .iter()
+        .map(|m| {
+            m.content.len()
+                + m.tool_calls
+                    .iter()
+                    .map(|c| c.arguments.len())
+                    .sum::<usize>()
+        })
+        .sum();
+    (chars / 4) as u64 + 16
+}
+
+impl Pool {
+    /// A pool over `inner`.
+    pub fn new(inner: Arc<dyn ChatModel>, cfg: PoolConfig, cache: Option<Cache>) -> Pool {
+        let permits = cfg.concurrency.max(1);
+        Pool {
+            inner,
+            sem: Semaphore::new(permits),
+            cfg,
+            ledger: Arc::new(Ledger::default()),
+            cache,
+            windows: Mutex::new(Windows::default()),
+            jitter: AtomicU64::new(0x9e37_79b9),
+        }
+    }
+
+    /// The ledger.
+    pub fn ledger(&self) -> Arc<Ledger> {
+        self.ledger.clone()
+    }
+
+    /// The backoff before retry `attempt` (from 1): base·2^(attempt-1), capped, with ±25 % jitter.
+    fn backoff(&self, attempt: u32) -> Duration {
+        let exp = self
+            .cfg
+            .backoff_base
+            .saturating_mul(1u32 << (attempt - 1).min(16));
+        let capped = exp.min(self.cfg.backoff_max);
+        // xorshift jitter: spreads retries of concurrent requests apart.
+        let mut x = self.jitter.fetch_add(0x6a09_e667, Ordering::Relaxed) | 1;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let factor = 0.75 + (x % 1000) as f64 / 2000.0;
+        capped.mul_f64(factor)
+    }
+
+    /// Waits until the rate limits allow a request of `tokens`.
+    async fn admit(&self, tokens: u64) {
+        loop {
+            let wait = {
+                let Ok(mut w) = self.windows.lock() else {
+                    return;
+                };
+                let now = Instant::now();
+                let minute = Duration::from_secs(60);
+                while w
+                    .requests
+                    .front()
+                    .is_some_and(|t| now.duration_since(*t) >= minute)
+                {
+                    w.requests.pop_front();
+                }
+                while w
+                    .tokens
+                    .front()
+                    .is_some_and(|(t, _)| now.duration_since(*t) >= minute)
+                {
+                    w.tokens.pop_front();
+                }
+                let used: u64 = w.tokens.iter().map(|(_, n)| n).sum();
+                let rpm_wait = match (self.cfg.rpm, w.requests.front()) {
+                    (Some(rpm), Some(first)) if w.requests.len() as u64 >= u64::from(rpm) => {
+                        Some(minute - now.duration_since(*first))
+                    }
+                    _ => None,
+                };
+                let tpm_wait = match (self.cfg.tpm, w.tokens.front()) {
+                    (Some(tpm), Some((first, _))) if used + tokens > tpm => {
+                        Some(minute - now.duration_since(*first))
+                    }
+                    _ => None,
+                };
+                match rpm_wait.max(tpm_wait) {
+                    Some(d) => d,
+                    None => {
+                        if self.cfg.rpm.is_some() {
+                            w.requests.push_back(now);
+                        }
+                        if self.cfg.tpm.is_some() {
+                            w.tokens.push_back((now, tokens));
+                        }
+                        return;
+                    }
+                }
+            };
+            tokio::time::sleep(wait.max(Duration::from_millis(1))).await;
+        }
+    }
+
+    fn over_budget(&self) -> Option<String> {
+        let budget = self.cfg.budget?;
+        let spent = self.ledger.micro_usd.load(Ordering::Relaxed) as f64 / 1e6;
+        (spent >= budget)
+            .then(|| format!("spent ${spent:.4} of ${budget:.4} on {}", self.inner.name()))
+    }
+
+    async fn send(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let key = self
+            .cache
+            .as_ref()
+            .map(|_| Cache::key(self.inner.name(), req));
+        if let (Some(cache), Some(key)) = (&self.cache, &key) {
+            if let Some(hit) = cache.get(key) {
+                self.ledger.cache_hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(hit);
+            }
+            if cache.mode() == CacheMode::Replay {
+                return Err(LlmError::CacheMiss(format!(
+                    "{} request {}",
+                    self.inner.name(),
+                    &key[..16]
+                )));
+            }
+        }
+        let mut attempt = 0u32;
+        loop {
+            if let Some(why) = self.over_budget() {
+                return Err(LlmError::Budget(why));
+            }
+            let result = {
+                let _permit = self
+                    .sem
+                    .acquire()
+                    .await
+                    .map_err(|_| LlmError::Config("pool closed".into()))?;
+                self.admit(estimate_tokens(req)).await;
+                self.ledger.requests.fetch_add(1, Ordering::Relaxed);
+                match tokio::time::timeout(self.cfg.timeout, self.inner.chat(req)).await {
+                    Ok(r) => r,
+                    Err(_) => Err(LlmError::Timeout(self.cfg.timeout)),
+                }
+            };
+            match result {
+                Ok(resp) => {
+                    let l = &self.ledger;
+                    l.ok.fetch_add(1, Ordering::Relaxed);
+                    l.prompt_tokens
+                        .fetch_add(resp.usage.prompt_tokens, Ordering::Relaxed);
+                    l.completion_tokens
+                        .fetch_add(resp.usage.completion_tokens, Ordering::Relaxed);
+                    let cost = resp.usage.prompt_tokens as f64 * self.cfg.price_in
+                        + resp.usage.completion_tokens as f64 * self.cfg.price_out;
+                    // Prices are per million tokens; the ledger counts millionths of a dollar.
+                    l.micro_usd
+                        .fetch_add(cost.round() as u64, Ordering::Relaxed);
+                    if let (Some(cache), Some(key)) = (&self.cache, &key) {
+                        cache.put(key, &resp)?;
+                    }
+                    return Ok(resp);
+                }
+                Err(e) => {
+                    self.ledger.count_error(&e);
+                    if !e.retryable() || attempt >= self.cfg.max_retries {
+                        return Err(e);
+                    }
+                    attempt += 1;
+                    self.ledger.retries.fetch_add(1, Ordering::Relaxed);
+                    let wait = e
+                        .retry_after()
+                        .map_or_else(|| self.backoff(attempt), |d| d.min(self.cfg.backoff_max));
+                    self.ledger
+                        .retry_wait_ms
+                        .fetch_add(wait.as_millis() as u64, Ordering::Relaxed);
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+}
+
+impl ChatModel for Pool {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn chat<'a>(&'a self, req: &'a ChatRequest) -> ModelFuture<'a> {
+        Box::pin(self.send(req))
+    }
+}
