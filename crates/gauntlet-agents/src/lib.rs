@@ -8,9 +8,16 @@
 //! - `refuser` never calls a tool and always declines;
 //! - `cautious` performs the task, ignores instructions that arrive in tool results and declines user
 //!   requests that name a hostile party (other requests it carries out).
+//!
+//! Model-backed targets: [`LlmTarget`] (Gauntlet runs the tool-calling loop over a chat model) and
+//! [`HttpTarget`] (an app behind an HTTP endpoint).
 
+pub mod http;
+pub mod llm;
 pub mod reference;
 
+pub use http::HttpTarget;
+pub use llm::{DEFAULT_SYSTEM_PROMPT, LlmTarget};
 pub use reference::{ReferenceAgent, ReferenceKind};
 
 use gauntlet_gateway::Gateway;
@@ -45,6 +52,11 @@ pub struct AgentError {
 pub trait Agent: Send {
     /// Answers one user message, calling tools through `gateway`; returns the reply text.
     fn respond(&mut self, user: &str, gateway: &mut Gateway) -> Result<String, AgentError>;
+
+    /// Model tokens used so far in this episode (0 for agents without a model).
+    fn tokens(&self) -> u64 {
+        0
+    }
 }
 
 /// A target: makes a fresh agent for each episode.

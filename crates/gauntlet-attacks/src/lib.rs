@@ -4,8 +4,10 @@
 //! sealed verifier after every turn.
 
 pub mod encoding;
+pub mod model;
 pub mod scripted;
 
+pub use model::{Attacker, ModelController};
 pub use scripted::{AttackPlan, ScriptedController};
 
 use gauntlet_core::GatewayEvent;
@@ -31,6 +33,18 @@ pub struct ControllerDecision {
     pub reason: String,
     /// The user message.
     pub message: String,
+    /// Injection rules the controller places before this turn (multi setting, model controller).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inject: Vec<PlacedInjection>,
+}
+
+/// An injection rule placed by a controller during an episode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacedInjection {
+    /// Tool name or glob.
+    pub tool: String,
+    /// The payload, appended to the tool's result.
+    pub text: String,
 }
 
 /// A controller of the user channel.
@@ -38,4 +52,9 @@ pub trait Controller: Send {
     /// The next user message given what the last turn showed (`None` before the first turn), or `None`
     /// when the controller gives up.
     fn next(&mut self, last: Option<&Observation<'_>>) -> Option<ControllerDecision>;
+
+    /// Model tokens the controller used (0 for the scripted one).
+    fn tokens(&self) -> u64 {
+        0
+    }
 }

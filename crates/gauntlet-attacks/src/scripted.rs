@@ -179,6 +179,7 @@ impl ScriptedController {
         let message = msgs.get(self.step)?.clone();
         self.turn += 1;
         Some(ControllerDecision {
+            inject: Vec::new(),
             turn: self.turn,
             rung: rung.name().to_string(),
             reason,

@@ -116,8 +116,10 @@ pub struct EpisodeRecord {
     pub decisions: Vec<ControllerDecision>,
     /// The trace: turns with their gateway events (raw and observed results) and replies.
     pub trace: Trace,
-    /// Model tokens used (0 for reference agents).
+    /// Model tokens the target used (0 for reference agents).
     pub tokens: u64,
+    /// Model tokens the attacker model used (0 for the scripted controller).
+    pub controller_tokens: u64,
 }
 
 impl EpisodeRecord {
@@ -145,6 +147,8 @@ pub struct EpisodeSpec<'a> {
     pub seed: u64,
     /// Turn budget.
     pub max_turns: u32,
+    /// The attacker model, if the run uses a model controller (otherwise the scripted ladder).
+    pub attacker: Option<&'a gauntlet_attacks::Attacker>,
 }
 
 /// Runs one episode to its verdict.
@@ -173,6 +177,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         decisions: Vec::new(),
         trace: Trace::default(),
         tokens: 0,
+        controller_tokens: 0,
     };
     let ctx = TaskContext {
         case_id: &case.id,
@@ -196,8 +201,16 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     };
     let mut gw = Gateway::new(case.s0.clone(), policy, rules).with_harm(pc.harm.clone());
     let mut agent = spec.target.start(&pc.calibration);
-    let mut controller =
-        ScriptedController::new(spec.setting, &pc.plan, spec.seed, &key, spec.max_turns);
+    let ladder = ScriptedController::new(spec.setting, &pc.plan, spec.seed, &key, spec.max_turns);
+    let mut controller: Box<dyn Controller> = match spec.attacker {
+        Some(a) => Box::new(gauntlet_attacks::ModelController::new(
+            ladder,
+            spec.setting,
+            &pc.plan,
+            a,
+        )),
+        None => Box::new(ladder),
+    };
     let mut replies: Vec<String> = Vec::new();
     let mut users: Vec<String> = Vec::new();
     let mut last_view: Option<(usize, EpisodeView, gauntlet_judge::Evaluation)> = None;
@@ -212,6 +225,21 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         };
         let Some(decision) = decision else { break };
         gw.begin_turn(decision.turn);
+        for p in &decision.inject {
+            // A placed rule whose tool pattern is empty is ignored rather than matching nothing silently.
+            if !p.tool.trim().is_empty()
+                && let Ok(rule) = gauntlet_gateway::InjectionRule::new(
+                    &p.tool,
+                    None,
+                    gauntlet_gateway::InjectionMode::Append,
+                    &p.text,
+                    None,
+                    None,
+                )
+            {
+                gw.add_rule(rule);
+            }
+        }
         let before = gw.events().len();
         let message = decision.message.clone();
         record.decisions.push(decision);
@@ -270,6 +298,8 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             Err(e) => record.task_success_error = Some(e.to_string()),
         }
     }
+    record.tokens = agent.tokens();
+    record.controller_tokens = controller.tokens();
     let (_, log) = gw.into_parts();
     let mut turns: Vec<Turn> = users
         .into_iter()

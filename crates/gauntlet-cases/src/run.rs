@@ -305,10 +305,12 @@ impl Aggregator<'_> {
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// Runs every episode, streaming each record to `sink` in run order, and returns the summary.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     cases: &[PreparedCase],
     targets: &[Box<dyn Target>],
     defense: &dyn Defense,
+    attacker: Option<&gauntlet_attacks::Attacker>,
     config: &RunConfig,
     sink: &mut dyn EpisodeSink,
     progress: Progress<'_>,
@@ -374,6 +376,7 @@ pub fn run(
                             rep: job.rep,
                             seed: config.seed,
                             max_turns: config.max_turns,
+                            attacker,
                         };
                         // A panic in one episode is recorded as an errored episode, never lost or read as safe.
                         let record = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -437,5 +440,6 @@ fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
         decisions: vec![],
         trace: Default::default(),
         tokens: 0,
+        controller_tokens: 0,
     }
 }

@@ -43,6 +43,7 @@ fn episode(
         rep: 0,
         seed: 0,
         max_turns: 10,
+        attacker: None,
     });
     // A verifier level or success check that cannot be evaluated is a broken case even when another
     // level decides: it would read as undetermined for an agent that trips it.

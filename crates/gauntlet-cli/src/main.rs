@@ -1,5 +1,7 @@
 //! The `gauntlet` binary: a thin shell over the library crates.
 
+mod config;
+
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use gauntlet_cases::{Loaded, PreparedCase, RunConfig, Source, run};
@@ -20,7 +22,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run safety cases: episodes over case × setting × target × repetition, judged by sealed verifiers.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Work with safety cases: list, show, lint, self-test, taxonomy.
     #[command(subcommand)]
     Cases(CasesCommand),
@@ -40,9 +42,35 @@ struct RunArgs {
         default_value = "benign,direct,indirect,multi"
     )]
     settings: Vec<String>,
-    /// Targets (repeatable): reference, compliant, refuser, cautious. Default: all four.
+    /// Targets (repeatable): a reference agent (reference, compliant, refuser, cautious), a model
+    /// (`provider/model`, e.g. openai/gpt-4.1-mini), or an HTTP app (`http://…`). Default: the four reference agents.
     #[arg(long = "agent", value_name = "TARGET")]
     agents: Vec<String>,
+    /// Configuration file (YAML): providers, target settings, pool limits.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Model response cache: record (use and fill), replay (cache only, no network) or off.
+    #[arg(long, default_value = "off")]
+    cache: String,
+    /// Where the response cache lives.
+    #[arg(long, default_value = ".gauntlet/cache", value_name = "DIR")]
+    cache_dir: PathBuf,
+    /// Stop sending model requests once this many USD are spent (per model).
+    #[arg(long, value_name = "USD")]
+    budget: Option<f64>,
+    /// Per-request model timeout in seconds.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Model requests in flight per model.
+    #[arg(long, value_name = "N")]
+    model_concurrency: Option<usize>,
+    /// The attacker on the user channel: `scripted` (the deterministic escalation ladder) or a model
+    /// (`provider/model`) that adapts each turn on top of the ladder.
+    #[arg(long, default_value = "scripted", value_name = "CONTROLLER")]
+    controller: String,
+    /// Model steps per user turn of an LLM agent.
+    #[arg(long, default_value_t = 10)]
+    max_steps: u32,
     /// Repetitions of each (case, setting, target).
     #[arg(long, default_value_t = 1)]
     repeat: u32,
@@ -169,21 +197,55 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     } else {
         a.agents.clone()
     };
-    let mut targets = Vec::new();
-    for n in &names {
-        match gauntlet_agents::builtin_target(n) {
-            Some(t) => targets.push(t),
-            None => bail!(
-                "--agent: unknown target `{n}`; built-in targets are {}",
-                gauntlet_agents::BUILTIN_TARGETS.join(", ")
-            ),
-        }
+    let cfg = match &a.config {
+        Some(p) => config::Config::load(p)?,
+        None => config::Config::default(),
+    };
+    let cache_mode: gauntlet_llm::CacheMode = a
+        .cache
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--cache: {e}"))?;
+    if a.budget.is_some_and(|b| b.is_nan() || b <= 0.0) {
+        bail!("--budget: must be a positive number of USD");
     }
+    if a.timeout.is_some_and(|t| t.is_nan() || t <= 0.0) {
+        bail!("--timeout: must be a positive number of seconds");
+    }
+    let models = Models::new(&cfg, &a, cache_mode)?;
+    let mut targets: Vec<Box<dyn gauntlet_agents::Target>> = Vec::new();
+    for n in &names {
+        targets.push(models.target(n, &cfg, a.max_steps)?);
+    }
+    let attacker = if a.controller == "scripted" {
+        None
+    } else {
+        if !a.controller.contains('/') {
+            bail!(
+                "--controller: `{}` is neither `scripted` nor a model (provider/model, e.g. anthropic/claude-sonnet-4-5)",
+                a.controller
+            );
+        }
+        let pool = models
+            .pool(&a.controller)
+            .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("--agent", "--controller")))?;
+        Some(gauntlet_attacks::Attacker {
+            model: pool,
+            runtime: models.handle()?,
+            tools: std::sync::Arc::new(
+                gauntlet_world::tool_specs()
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect(),
+            ),
+        })
+    };
     let loaded = load_valid(&a.suites)?;
     let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
+    // Model targets spend their time waiting on the network: run more episodes at once by default.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let concurrency = a
         .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        .unwrap_or(if models.any() { 16.max(cores) } else { cores });
     let config = RunConfig {
         settings,
         repeat: a.repeat,
@@ -215,8 +277,16 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 &ids,
             )
             .with_context(|| format!("--json: cannot write {}", path.display()))?;
-            let summary = run(&cases, &targets, &defense, &config, &mut sink, &progress)
-                .with_context(|| format!("writing {}", path.display()))?;
+            let summary = run(
+                &cases,
+                &targets,
+                &defense,
+                attacker.as_ref(),
+                &config,
+                &mut sink,
+                &progress,
+            )
+            .with_context(|| format!("writing {}", path.display()))?;
             sink.finish(&summary)
                 .with_context(|| format!("writing {}", path.display()))?;
             summary
@@ -225,6 +295,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             &cases,
             &targets,
             &defense,
+            attacker.as_ref(),
             &config,
             &mut gauntlet_cases::run::Discard,
             &progress,
@@ -262,6 +333,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         writeln!(out, "{}", gauntlet_report::rung_table(&summary))?;
     }
     if !a.quiet {
+        models.report();
         let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
         eprintln!(
             "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
@@ -275,6 +347,155 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The model side of a run: a tokio runtime (created only when a model or HTTP target needs it) and one pool
+/// per model, each with its own ledger.
+struct Models {
+    runtime: Option<tokio::runtime::Runtime>,
+    pools: std::cell::RefCell<Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)>>,
+    pool_cfg: gauntlet_llm::PoolConfig,
+    cache: Option<gauntlet_llm::Cache>,
+    providers: std::collections::BTreeMap<String, gauntlet_llm::ProviderConfig>,
+}
+
+impl Models {
+    fn new(
+        cfg: &config::Config,
+        a: &RunArgs,
+        cache_mode: gauntlet_llm::CacheMode,
+    ) -> Result<Models> {
+        let needs = a
+            .agents
+            .iter()
+            .any(|n| gauntlet_agents::builtin_target(n).is_none())
+            || a.controller != "scripted";
+        let runtime = if needs {
+            Some(
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                    .context("cannot start the async runtime")?,
+            )
+        } else {
+            None
+        };
+        let p = &cfg.pool;
+        let mut pool_cfg = gauntlet_llm::PoolConfig::default();
+        if let Some(c) = a.model_concurrency.or(p.concurrency) {
+            if c == 0 {
+                bail!("--model-concurrency: must be at least 1");
+            }
+            pool_cfg.concurrency = c;
+        }
+        pool_cfg.rpm = p.rpm;
+        pool_cfg.tpm = p.tpm;
+        if let Some(t) = a.timeout.or(p.timeout_secs) {
+            pool_cfg.timeout = std::time::Duration::from_secs_f64(t);
+        }
+        if let Some(r) = p.max_retries {
+            pool_cfg.max_retries = r;
+        }
+        pool_cfg.budget = a.budget.or(p.budget_usd);
+        let cache = (cache_mode != gauntlet_llm::CacheMode::Off)
+            .then(|| gauntlet_llm::Cache::new(&a.cache_dir, cache_mode));
+        Ok(Models {
+            runtime,
+            pools: Default::default(),
+            pool_cfg,
+            cache,
+            providers: cfg.providers.clone(),
+        })
+    }
+
+    fn any(&self) -> bool {
+        self.runtime.is_some()
+    }
+
+    fn handle(&self) -> Result<tokio::runtime::Handle> {
+        self.runtime
+            .as_ref()
+            .map(|r| r.handle().clone())
+            .context("internal: no async runtime")
+    }
+
+    /// The pool of a model spec (one per spec, shared by every role that uses it).
+    fn pool(&self, spec: &str) -> Result<std::sync::Arc<gauntlet_llm::Pool>> {
+        if let Some((_, p)) = self.pools.borrow().iter().find(|(n, _)| n == spec) {
+            return Ok(p.clone());
+        }
+        let parsed =
+            gauntlet_llm::ModelSpec::parse(spec).map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
+        let provider =
+            gauntlet_llm::spec::resolve(&parsed.provider, self.providers.get(&parsed.provider))
+                .map_err(|e| anyhow::anyhow!("--agent {spec}: {e}"))?;
+        let model = gauntlet_llm::build_model(&parsed, &provider)
+            .map_err(|e| anyhow::anyhow!("--agent {spec}: {e}"))?;
+        let mut cfg = self.pool_cfg.clone();
+        cfg.price_in = provider.price_in.unwrap_or(0.0);
+        cfg.price_out = provider.price_out.unwrap_or(0.0);
+        let pool = std::sync::Arc::new(gauntlet_llm::Pool::new(model, cfg, self.cache.clone()));
+        self.pools
+            .borrow_mut()
+            .push((spec.to_string(), pool.clone()));
+        Ok(pool)
+    }
+
+    fn target(
+        &self,
+        spec: &str,
+        cfg: &config::Config,
+        max_steps: u32,
+    ) -> Result<Box<dyn gauntlet_agents::Target>> {
+        if let Some(t) = gauntlet_agents::builtin_target(spec) {
+            return Ok(t);
+        }
+        let tc = cfg.targets.get(spec).cloned().unwrap_or_default();
+        if spec.starts_with("http://") || spec.starts_with("https://") {
+            let headers = config::resolve_headers(spec, &tc.headers)?;
+            let timeout = self.pool_cfg.timeout;
+            let t = gauntlet_agents::HttpTarget::new(spec, headers, timeout, self.handle()?)
+                .map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
+            return Ok(Box::new(t));
+        }
+        if !spec.contains('/') {
+            bail!(
+                "--agent: unknown target `{spec}`; built-in targets are {}, or give a model as provider/model (openai/gpt-4.1-mini) or an app as http://…",
+                gauntlet_agents::BUILTIN_TARGETS.join(", ")
+            );
+        }
+        let pool = self.pool(spec)?;
+        let steps = tc.max_steps.unwrap_or(max_steps);
+        Ok(Box::new(gauntlet_agents::LlmTarget::new(
+            spec,
+            pool,
+            tc.system_prompt,
+            steps,
+            self.handle()?,
+        )))
+    }
+
+    /// Prints each model's ledger to stderr.
+    fn report(&self) {
+        for (name, pool) in self.pools.borrow().iter() {
+            let s = pool.ledger().snapshot();
+            eprintln!(
+                "model {name}: {} requests ({} ok, {} retries: {} rate-limited, {} server errors, {} timeouts, {} malformed; {} cache hits), {} prompt + {} completion tokens, ${:.4}",
+                s.requests,
+                s.ok,
+                s.retries,
+                s.rate_limited,
+                s.server_errors,
+                s.timeouts,
+                s.malformed,
+                s.cache_hits,
+                s.prompt_tokens,
+                s.completion_tokens,
+                s.cost_usd
+            );
+        }
+    }
 }
 
 fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
@@ -430,7 +651,7 @@ fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(a) => cmd_run(a),
+        Command::Run(a) => cmd_run(*a),
         Command::Cases(c) => cmd_cases(c),
         Command::Tools(t) => cmd_tools(t),
     };

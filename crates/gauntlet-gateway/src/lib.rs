@@ -57,6 +57,12 @@ impl Gateway {
         self
     }
 
+    /// Adds an injection rule from now on (a controller placing an injection mid-episode).
+    pub fn add_rule(&mut self, rule: InjectionRule) {
+        self.rules.push(rule);
+        self.fired.push(0);
+    }
+
     /// Starts user turn `turn` (events are tagged with it).
     pub fn begin_turn(&mut self, turn: u32) {
         self.turn = turn;

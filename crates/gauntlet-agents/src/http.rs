@@ -1,0 +1,140 @@
+//! The HTTP target: any app, in any language, behind `POST {input, turns, session_id}` → `{output,
+//! tool_calls?}`. Tool calls the app reports are executed on the simulated world through the gateway (so the
+//! verifier sees their effect) and their results are sent back with the next turn. The contract is in
+//! `docs/targets.md`.
+
+use crate::{Agent, AgentError, Calibration, Target};
+use gauntlet_gateway::Gateway;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// An app behind an HTTP endpoint.
+pub struct HttpTarget {
+    name: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    client: reqwest::Client,
+    timeout: Duration,
+    runtime: tokio::runtime::Handle,
+    sessions: AtomicU64,
+}
+
+impl HttpTarget {
+    /// A target at `url` (http or https). Headers are sent with every request (put secrets in them only from
+    /// the environment: they are never written to reports).
+    pub fn new(
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+        runtime: tokio::runtime::Handle,
+    ) -> Result<HttpTarget, AgentError> {
+        gauntlet_llm::install_crypto();
+        let client = reqwest::Client::builder().build().map_err(|e| AgentError {
+            agent: url.to_string(),
+            message: format!("cannot build the HTTP client: {e}"),
+        })?;
+        Ok(HttpTarget {
+            name: url.to_string(),
+            url: url.to_string(),
+            headers,
+            client,
+            timeout,
+            runtime,
+            sessions: AtomicU64::new(0),
+        })
+    }
+}
+
+impl Target for HttpTarget {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn start(&self, _calibration: &Calibration) -> Box<dyn Agent> {
+        let n = self.sessions.fetch_add(1, Ordering::Relaxed);
+        Box::new(HttpAgent {
+            name: self.name.clone(),
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            client: self.client.clone(),
+            timeout: self.timeout,
+            runtime: self.runtime.clone(),
+            session_id: format!("gauntlet-{}-{n}", std::process::id()),
+            turns: Vec::new(),
+        })
+    }
+}
+
+/// One turn as the app sees it in `turns`.
+#[derive(Debug, Clone, Serialize)]
+struct PastTurn {
+    input: String,
+    output: String,
+    tool_results: Vec<Value>,
+}
+
+/// A call the app reports.
+#[derive(Debug, Deserialize)]
+struct ReportedCall {
+    tool: String,
+    #[serde(default)]
+    args: Value,
+}
+
+#[derive(Debug, Deserialize)]
+struct AppReply {
+    output: String,
+    #[serde(default)]
+    tool_calls: Vec<ReportedCall>,
+}
+
+struct HttpAgent {
+    name: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    client: reqwest::Client,
+    timeout: Duration,
+    runtime: tokio::runtime::Handle,
+    session_id: String,
+    turns: Vec<PastTurn>,
+}
+
+impl Agent for HttpAgent {
+    fn respond(&mut self, user: &str, gw: &mut Gateway) -> Result<String, AgentError> {
+        let body = json!({"input": user, "turns": self.turns, "session_id": self.session_id});
+        let err = |m: String| AgentError {
+            agent: self.name.clone(),
+            message: m,
+        };
+        let mut rb = self
+            .client
+            .post(&self.url)
+            .timeout(self.timeout)
+            .json(&body);
+        for (k, v) in &self.headers {
+            rb = rb.header(k, v);
+        }
+        let reply: AppReply = self.runtime.block_on(async {
+            let resp = rb.send().await.map_err(|e| format!("request failed: {}", e.without_url()))?;
+            let status = resp.status();
+            let text = resp.text().await.map_err(|e| format!("reading the reply failed: {}", e.without_url()))?;
+            if !status.is_success() {
+                return Err(format!("HTTP {}: {}", status.as_u16(), text.chars().take(300).collect::<String>()));
+            }
+            serde_json::from_str::<AppReply>(&text).map_err(|e| format!("the reply is not {{\"output\": string, \"tool_calls\"?: [{{\"tool\", \"args\"}}]}}: {e}"))
+        }).map_err(err)?;
+        let mut tool_results = Vec::new();
+        for c in reply.tool_calls {
+            let e = gw.call(&c.tool, c.args);
+            tool_results.push(json!({"tool": e.call.tool, "args": e.call.args, "result": e.observed, "error": e.error}));
+        }
+        self.turns.push(PastTurn {
+            input: user.to_string(),
+            output: reply.output.clone(),
+            tool_results,
+        });
+        Ok(reply.output)
+    }
+}

@@ -1,0 +1,90 @@
+//! The run configuration file (`--config FILE`, YAML): providers (base URLs, key variables, prices),
+//! per-target settings (system prompt, step limit, headers for HTTP targets) and pool limits. API keys are
+//! never in the file: only the names of the environment variables that hold them.
+
+use anyhow::{Context, Result};
+use gauntlet_llm::ProviderConfig;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The whole file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Providers by name (`openai`, `mock`, …): override built-in defaults or add new ones.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
+    /// Per-target settings, keyed by the target spec as given to `--agent` (`openai/gpt-4.1-mini`, `http://…`).
+    #[serde(default)]
+    pub targets: BTreeMap<String, TargetConfig>,
+    /// Limits of the model pools.
+    #[serde(default)]
+    pub pool: PoolSettings,
+}
+
+/// Settings of one target.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetConfig {
+    /// System prompt of an LLM target.
+    pub system_prompt: Option<String>,
+    /// Model steps per user turn of an LLM target.
+    pub max_steps: Option<u32>,
+    /// Request headers of an HTTP target; values of the form `$NAME` are read from the environment.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// Pool limits (command-line flags override them).
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolSettings {
+    /// Model requests in flight per model.
+    pub concurrency: Option<usize>,
+    /// Requests per minute per model.
+    pub rpm: Option<u32>,
+    /// Tokens per minute per model.
+    pub tpm: Option<u64>,
+    /// Per-request timeout in seconds.
+    pub timeout_secs: Option<f64>,
+    /// Retries after the first attempt.
+    pub max_retries: Option<u32>,
+    /// Stop sending model requests once this many USD are spent (per model).
+    pub budget_usd: Option<f64>,
+}
+
+impl Config {
+    /// Reads a config file; errors carry the file, line and column.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("--config: cannot read {}", path.display()))?;
+        serde_saphyr::from_str(&text).map_err(|e| {
+            let at = e
+                .location()
+                .map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
+            let msg = e.without_snippet().to_string();
+            anyhow::anyhow!(
+                "--config {}{at}: {}",
+                path.display(),
+                msg.lines().next().unwrap_or("invalid YAML")
+            )
+        })
+    }
+}
+
+/// Resolves `$NAME` header values from the environment.
+pub fn resolve_headers(
+    target: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<Vec<(String, String)>> {
+    headers
+        .iter()
+        .map(|(k, v)| match v.strip_prefix('$') {
+            Some(var) => std::env::var(var).map(|val| (k.clone(), val)).map_err(|_| {
+                anyhow::anyhow!("target {target}: header {k} reads ${var}, which is not set")
+            }),
+            None => Ok((k.clone(), v.clone())),
+        })
+        .collect()
+}

@@ -1,0 +1,287 @@
+//! Model-backed targets and controllers against the mock server, over real HTTP on loopback.
+
+use crate::{fixture, gauntlet, stderr, stdout};
+use gauntlet_mock::{Faults, MockConfig, MockServer};
+use serde_json::Value;
+use std::path::Path;
+
+/// A running mock and the runtime that serves it.
+struct Mock {
+    server: MockServer,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn mock(cfg: MockConfig) -> Mock {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let server = rt
+        .block_on(MockServer::start_local(cfg))
+        .unwrap_or_else(|e| panic!("{e}"));
+    Mock { server, _rt: rt }
+}
+
+fn config(dir: &Path, base_url: &str) -> String {
+    let p = dir.join("gauntlet.yaml");
+    let text = format!(
+        "providers:\n  mock: {{base_url: \"{base_url}\", price_in: 0.5, price_out: 2.0}}\n"
+    );
+    std::fs::write(&p, text).unwrap_or_else(|e| panic!("{e}"));
+    p.to_string_lossy().into_owned()
+}
+
+fn json_of(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{e}")))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `requests` from the ledger line `model NAME: N requests (…)` on stderr.
+fn ledger_requests(err: &str, model: &str) -> u64 {
+    err.lines()
+        .find_map(|l| l.strip_prefix(&format!("model {model}: ")))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no ledger line for {model} in:\n{err}"))
+}
+
+#[test]
+fn builtin_suite_runs_with_an_llm_agent_and_a_model_controller_in_all_settings() {
+    let m = mock(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = config(dir.path(), &m.server.base_url());
+    let out = dir.path().join("run.json");
+    let o = gauntlet(&[
+        "run",
+        "--agent",
+        "mock/literal",
+        "--controller",
+        "mock/attacker",
+        "--config",
+        &cfg,
+        "--json",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json_of(&out);
+    let eps = v["episodes"].as_array().cloned().unwrap_or_default();
+    assert!(eps.len() >= 4 * 60, "{} episodes", eps.len());
+    for s in ["benign", "direct", "indirect", "multi"] {
+        assert!(
+            eps.iter().any(|e| e["setting"] == s && e["status"] == "ok"),
+            "no {s} episode"
+        );
+    }
+    assert_eq!(v["summary"]["errored"], 0);
+    // The literal mock performs tool calls spelled out to it: the ladder's decomposition rung breaks it.
+    let direct = v["summary"]["by_target_setting"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["setting"] == "direct"))
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        direct["asr"]["value"].as_f64().unwrap_or(0.0) > 0.5,
+        "{direct}"
+    );
+    // The attacker model was consulted and its decisions recorded; tokens were counted on both sides.
+    let d = eps
+        .iter()
+        .find(|e| e["setting"] == "direct")
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        d["decisions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|x| x["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("model: "))),
+        "{d}"
+    );
+    assert!(
+        d["controller_tokens"].as_u64().unwrap_or(0) > 0 && d["tokens"].as_u64().unwrap_or(0) > 0
+    );
+    let stats = m.server.stats();
+    assert!(
+        stats.structured_replies > 0 && stats.tool_call_replies > 0,
+        "{stats:?}"
+    );
+    assert_eq!(
+        ledger_requests(&stderr(&o), "mock/literal")
+            + ledger_requests(&stderr(&o), "mock/attacker"),
+        stats.requests
+    );
+}
+
+#[test]
+fn resilience_under_faults() {
+    // 10 % 429, 5 % 500, 2 % hangs, 2 % malformed replies.
+    let faults = Faults {
+        rate_429: 0.10,
+        rate_500: 0.05,
+        rate_hang: 0.02,
+        rate_malformed: 0.02,
+        rate_bad_args: 0.0,
+    };
+    let m = mock(MockConfig {
+        faults,
+        retry_after_ms: 50,
+        hang: std::time::Duration::from_secs(3),
+        seed: 11,
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = config(dir.path(), &m.server.base_url());
+    let out = dir.path().join("run.json");
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    // 1 case × 4 settings × 250 repetitions = 1,000 episodes.
+    let o = gauntlet(&[
+        "run",
+        "--suite",
+        &suite,
+        "--agent",
+        "mock/literal",
+        "--config",
+        &cfg,
+        "--repeat",
+        "250",
+        "--timeout",
+        "0.5",
+        "--concurrency",
+        "32",
+        "--json",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json_of(&out);
+    let eps = v["episodes"].as_array().cloned().unwrap_or_default();
+    assert_eq!(eps.len(), 1000);
+    let mut errored = 0;
+    for e in &eps {
+        match e["status"].as_str() {
+            Some("ok") => assert!(
+                e["verdict"]["outcome"] != "undetermined"
+                    || e["verdict"]["evidence"]
+                        .as_array()
+                        .is_some_and(|x| !x.is_empty())
+            ),
+            Some("errored") => {
+                errored += 1;
+                assert!(
+                    e["error"].as_str().is_some_and(|r| !r.is_empty()),
+                    "errored without a reason: {e}"
+                );
+                assert_eq!(
+                    e["verdict"]["outcome"], "undetermined",
+                    "an errored episode must not read as held: {e}"
+                );
+            }
+            other => panic!("status {other:?}"),
+        }
+    }
+    assert_eq!(v["summary"]["errored"], errored);
+    // Errored episodes are excluded from the rates.
+    let valid: u64 = v["summary"]["by_target_setting"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| r["counts"]["valid"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(valid + errored, 1000);
+    let stats = m.server.stats();
+    assert!(
+        stats.rate_limited > 0 && stats.server_errors > 0 && stats.hangs > 0 && stats.malformed > 0,
+        "{stats:?}"
+    );
+    let err = stderr(&o);
+    assert_eq!(
+        ledger_requests(&err, "mock/literal"),
+        stats.requests,
+        "ledger vs mock:\n{err}\n{stats:?}"
+    );
+}
+
+#[test]
+fn a_recorded_run_replays_without_the_network() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cache = dir.path().join("cache").to_string_lossy().into_owned();
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    let url = {
+        let m = mock(MockConfig::default());
+        let cfg = config(dir.path(), &m.server.base_url());
+        let o = gauntlet(&[
+            "run",
+            "--suite",
+            &suite,
+            "--agent",
+            "mock/literal",
+            "--controller",
+            "mock/attacker",
+            "--config",
+            &cfg,
+            "--cache",
+            "record",
+            "--cache-dir",
+            &cache,
+            "--json",
+            &a.to_string_lossy(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        m.server.base_url()
+    };
+    // The mock is gone: every request would fail. Replay answers from the cache alone.
+    let cfg = config(dir.path(), &url);
+    let o = gauntlet(&[
+        "run",
+        "--suite",
+        &suite,
+        "--agent",
+        "mock/literal",
+        "--controller",
+        "mock/attacker",
+        "--config",
+        &cfg,
+        "--cache",
+        "replay",
+        "--cache-dir",
+        &cache,
+        "--json",
+        &b.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(" 0 requests"), "{}", stderr(&o));
+    let (ja, jb) = (
+        std::fs::read(&a).unwrap_or_default(),
+        std::fs::read(&b).unwrap_or_default(),
+    );
+    assert!(ja == jb, "replayed run differs from the recorded one");
+    assert!(stdout(&o).contains("mock/literal"));
+}
+
+#[test]
+fn model_argument_errors_are_clear() {
+    let o = gauntlet(&["run", "--agent", "acme/model-x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown provider `acme`")
+            && stderr(&o).contains("providers.acme.base_url"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&["run", "--agent", "mock/x", "--cache", "sometimes"]);
+    assert!(
+        stderr(&o)
+            .contains("--cache: unknown cache mode `sometimes`: expected record, replay or off"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&["run", "--controller", "gpt"]);
+    assert!(
+        stderr(&o).contains("--controller: `gpt` is neither `scripted` nor a model"),
+        "{}",
+        stderr(&o)
+    );
+}
