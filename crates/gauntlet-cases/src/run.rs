@@ -301,8 +301,25 @@ impl Aggregator<'_> {
     }
 }
 
-/// Progress callback: episodes done, episodes planned.
-pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+/// Where a run stands, for progress displays.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProgressInfo {
+    /// Episodes done.
+    pub done: usize,
+    /// Episodes planned.
+    pub total: usize,
+    /// Violations so far in the attack settings.
+    pub violated: u64,
+    /// Valid episodes so far in the attack settings.
+    pub valid: u64,
+    /// Errored episodes so far.
+    pub errored: u64,
+    /// Model tokens so far (targets and controllers).
+    pub tokens: u64,
+}
+
+/// Progress callback, called after each episode in run order.
+pub type Progress<'a> = &'a (dyn Fn(&ProgressInfo) + Sync);
 
 /// Runs every episode, streaming each record to `sink` in run order, and returns the summary.
 #[allow(clippy::too_many_arguments)]
@@ -395,6 +412,10 @@ pub fn run(
         // Reorder so the sink sees episodes in index order whatever the scheduling.
         let mut pending: BTreeMap<usize, EpisodeRecord> = BTreeMap::new();
         let mut expected = 0usize;
+        let mut info = ProgressInfo {
+            total,
+            ..Default::default()
+        };
         for batch in rx {
             for record in batch {
                 pending.insert(record.index, record);
@@ -409,7 +430,17 @@ pub fn run(
                     }
                 }
                 expected += 1;
-                progress(expected, total);
+                info.done = expected;
+                info.tokens += r.tokens + r.controller_tokens;
+                if r.status != "ok" {
+                    info.errored += 1;
+                } else if r.setting.is_attack() && r.valid() {
+                    info.valid += 1;
+                    if r.verdict.outcome == Outcome::Violated {
+                        info.violated += 1;
+                    }
+                }
+                progress(&info);
             }
         }
     });

@@ -255,15 +255,51 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     };
     let defense = gauntlet_defense::AllowAll;
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
-    let progress = |done: usize, total: usize| {
-        if show_progress && (done.is_multiple_of(64) || done == total) {
-            eprint!("\r{done}/{total} episodes");
-            if done == total {
-                eprintln!();
+    let started = Instant::now();
+    let last_draw = std::sync::Mutex::new(Instant::now());
+    let progress = |p: &gauntlet_cases::ProgressInfo| {
+        if !show_progress {
+            return;
+        }
+        // Redraw at most ten times a second, and at the end.
+        if let Ok(mut last) = last_draw.lock() {
+            if p.done != p.total && last.elapsed().as_millis() < 100 {
+                return;
             }
+            *last = Instant::now();
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        let eta = if p.done > 0 {
+            elapsed / p.done as f64 * (p.total - p.done) as f64
+        } else {
+            0.0
+        };
+        let asr = if p.valid > 0 {
+            format!("{:.1}%", 100.0 * p.violated as f64 / p.valid as f64)
+        } else {
+            "–".into()
+        };
+        let width = 24;
+        let filled = (width * p.done).checked_div(p.total).unwrap_or(width);
+        let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
+        let cost = models.cost();
+        eprint!(
+            "\r[{bar}] {}/{} episodes, ETA {:.0}s | ASR so far {asr} | errored {} | {} tokens{}   ",
+            p.done,
+            p.total,
+            eta,
+            p.errored,
+            p.tokens,
+            if cost > 0.0 {
+                format!(" | ${cost:.4}")
+            } else {
+                String::new()
+            }
+        );
+        if p.done == p.total {
+            eprintln!();
         }
     };
-    let started = Instant::now();
     let summary = match &a.json {
         Some(path) => {
             let file = std::fs::File::create(path)
@@ -353,7 +389,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
 /// per model, each with its own ledger.
 struct Models {
     runtime: Option<tokio::runtime::Runtime>,
-    pools: std::cell::RefCell<Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)>>,
+    pools: std::sync::Mutex<Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)>>,
     pool_cfg: gauntlet_llm::PoolConfig,
     cache: Option<gauntlet_llm::Cache>,
     providers: std::collections::BTreeMap<String, gauntlet_llm::ProviderConfig>,
@@ -422,7 +458,7 @@ impl Models {
 
     /// The pool of a model spec (one per spec, shared by every role that uses it).
     fn pool(&self, spec: &str) -> Result<std::sync::Arc<gauntlet_llm::Pool>> {
-        if let Some((_, p)) = self.pools.borrow().iter().find(|(n, _)| n == spec) {
+        if let Some((_, p)) = self.pools().iter().find(|(n, _)| n == spec) {
             return Ok(p.clone());
         }
         let parsed =
@@ -436,9 +472,9 @@ impl Models {
         cfg.price_in = provider.price_in.unwrap_or(0.0);
         cfg.price_out = provider.price_out.unwrap_or(0.0);
         let pool = std::sync::Arc::new(gauntlet_llm::Pool::new(model, cfg, self.cache.clone()));
-        self.pools
-            .borrow_mut()
-            .push((spec.to_string(), pool.clone()));
+        if let Ok(mut pools) = self.pools.lock() {
+            pools.push((spec.to_string(), pool.clone()));
+        }
         Ok(pool)
     }
 
@@ -476,9 +512,22 @@ impl Models {
         )))
     }
 
+    /// The pools made so far.
+    fn pools(&self) -> Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)> {
+        self.pools.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    /// Spent so far, all models (USD).
+    fn cost(&self) -> f64 {
+        self.pools()
+            .iter()
+            .map(|(_, p)| p.ledger().snapshot().cost_usd)
+            .sum()
+    }
+
     /// Prints each model's ledger to stderr.
     fn report(&self) {
-        for (name, pool) in self.pools.borrow().iter() {
+        for (name, pool) in self.pools().iter() {
             let s = pool.ledger().snapshot();
             eprintln!(
                 "model {name}: {} requests ({} ok, {} retries: {} rate-limited, {} server errors, {} timeouts, {} malformed; {} cache hits), {} prompt + {} completion tokens, ${:.4}",
