@@ -21,6 +21,8 @@ pub struct LlmTarget {
     system_prompt: String,
     max_steps: u32,
     runtime: tokio::runtime::Handle,
+    /// The tools as the model sees them, converted once and shared by every episode.
+    tools: Arc<std::sync::OnceLock<Arc<[ToolDef]>>>,
 }
 
 impl LlmTarget {
@@ -38,6 +40,7 @@ impl LlmTarget {
             system_prompt: system_prompt.unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
             max_steps: max_steps.max(1),
             runtime,
+            tools: Default::default(),
         }
     }
 }
@@ -55,7 +58,7 @@ impl Target for LlmTarget {
             max_steps: self.max_steps,
             runtime: self.runtime.clone(),
             tokens: 0,
-            tools: None,
+            tools: self.tools.clone(),
         })
     }
 }
@@ -68,14 +71,14 @@ pub struct LlmAgent {
     max_steps: u32,
     runtime: tokio::runtime::Handle,
     tokens: u64,
-    tools: Option<Vec<ToolDef>>,
+    tools: Arc<std::sync::OnceLock<Arc<[ToolDef]>>>,
 }
 
 impl Agent for LlmAgent {
     fn respond(&mut self, user: &str, gw: &mut Gateway) -> Result<String, AgentError> {
         let tools = self
             .tools
-            .get_or_insert_with(|| {
+            .get_or_init(|| {
                 gw.tools()
                     .iter()
                     .map(|t| ToolDef {

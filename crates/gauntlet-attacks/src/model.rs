@@ -177,7 +177,7 @@ impl Controller for ModelController {
                 Message::system(SYSTEM),
                 Message::user(self.prompt(last, &proposal)),
             ],
-            tools: vec![],
+            tools: Default::default(),
             response_schema: Some(("attacker_move".to_string(), self.schema())),
             temperature: Some(0.7),
             max_tokens: Some(1024),

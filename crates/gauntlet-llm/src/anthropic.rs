@@ -226,7 +226,8 @@ mod tests {
                 name: "mail.list".into(),
                 description: "d".into(),
                 parameters: json!({"type": "object"}),
-            }],
+            }]
+            .into(),
             response_schema: None,
             temperature: None,
             max_tokens: None,

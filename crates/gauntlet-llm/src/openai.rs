@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 /// A chat-completions endpoint.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct OpenAiCompatible {
     name: String,
     model: String,
@@ -19,6 +19,23 @@ pub struct OpenAiCompatible {
     api_key: Option<String>,
     headers: Vec<(String, String)>,
     client: reqwest::Client,
+    /// Encoded `tools` arrays of recent requests, keyed by the tool list they encode (held, so the key's
+    /// address cannot be reused while cached). Agents send the same tools on every step.
+    tools_json: std::sync::Mutex<
+        Vec<(
+            std::sync::Arc<[crate::types::ToolDef]>,
+            std::sync::Arc<serde_json::value::RawValue>,
+        )>,
+    >,
+}
+
+/// The request body, with the tools spliced in pre-encoded.
+#[derive(serde::Serialize)]
+struct Body<'a> {
+    #[serde(flatten)]
+    rest: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a serde_json::value::RawValue>,
 }
 
 /// Reads `Retry-After` (seconds) or OpenAI's `retry-after-ms`.
@@ -81,10 +98,40 @@ impl OpenAiCompatible {
             api_key,
             headers,
             client: client()?,
+            tools_json: Default::default(),
         })
     }
 
-    /// The request body.
+    /// The encoded `tools` array of a request, from the cache when the same tool list was seen recently.
+    fn tools_json(&self, req: &ChatRequest) -> Option<std::sync::Arc<serde_json::value::RawValue>> {
+        if req.tools.is_empty() {
+            return None;
+        }
+        if let Ok(cache) = self.tools_json.lock() {
+            if let Some((_, j)) = cache
+                .iter()
+                .find(|(t, _)| std::sync::Arc::ptr_eq(t, &req.tools))
+            {
+                return Some(j.clone());
+            }
+        }
+        let arr: Vec<Value> = req
+            .tools
+            .iter()
+            .map(|t| json!({"type": "function", "function": {"name": encode_tool_name(&t.name), "description": t.description, "parameters": t.parameters}}))
+            .collect();
+        let raw: std::sync::Arc<serde_json::value::RawValue> =
+            serde_json::value::to_raw_value(&arr).ok()?.into();
+        if let Ok(mut cache) = self.tools_json.lock() {
+            if cache.len() >= 8 {
+                cache.remove(0);
+            }
+            cache.push((req.tools.clone(), raw.clone()));
+        }
+        Some(raw)
+    }
+
+    /// The request body (everything but the tools, which [`Self::chat`] splices in pre-encoded).
     pub fn body(&self, req: &ChatRequest) -> Value {
         let messages: Vec<Value> = req
             .messages
@@ -103,14 +150,6 @@ impl OpenAiCompatible {
             })
             .collect();
         let mut body = json!({"model": self.model, "messages": messages});
-        if !req.tools.is_empty() {
-            body["tools"] = Value::Array(
-                req.tools
-                    .iter()
-                    .map(|t| json!({"type": "function", "function": {"name": encode_tool_name(&t.name), "description": t.description, "parameters": t.parameters}}))
-                    .collect(),
-            );
-        }
         if let Some((name, schema)) = &req.response_schema {
             body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": true}});
         }
@@ -197,7 +236,12 @@ impl ChatModel for OpenAiCompatible {
 
     fn chat<'a>(&'a self, req: &'a ChatRequest) -> ModelFuture<'a> {
         Box::pin(async move {
-            let mut rb = self.client.post(&self.url).json(&self.body(req));
+            let rest = self.body(req);
+            let tools = self.tools_json(req);
+            let mut rb = self.client.post(&self.url).json(&Body {
+                rest: &rest,
+                tools: tools.as_deref(),
+            });
             if let Some(k) = &self.api_key {
                 rb = rb.bearer_auth(k);
             }

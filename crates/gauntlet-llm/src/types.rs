@@ -105,9 +105,9 @@ pub struct ToolDef {
 pub struct ChatRequest {
     /// The conversation.
     pub messages: Vec<Message>,
-    /// Tools offered.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ToolDef>,
+    /// Tools offered. Shared: an agent offers the same tools on every step, and providers encode them once.
+    #[serde(default, skip_serializing_if = "<[ToolDef]>::is_empty")]
+    pub tools: std::sync::Arc<[ToolDef]>,
     /// Structured output: the reply must be a JSON object matching this schema (`name`, `schema`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_schema: Option<(String, Value)>,

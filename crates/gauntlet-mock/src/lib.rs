@@ -232,7 +232,40 @@ fn draw(seed: u64, n: u64) -> f64 {
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
-async fn chat(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> Response {
+/// The parts of a request the mock reads; tool schemas are skipped without being built.
+#[derive(Deserialize)]
+struct Request {
+    #[serde(default)]
+    model: Value,
+    #[serde(default)]
+    messages: Vec<Value>,
+    #[serde(default)]
+    tools: Vec<ToolEntry>,
+    #[serde(default)]
+    response_format: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct ToolEntry {
+    function: ToolName,
+}
+
+#[derive(Deserialize)]
+struct ToolName {
+    name: String,
+}
+
+async fn chat(State(s): State<Arc<Shared>>, raw: axum::body::Bytes) -> Response {
+    let body: Request = match serde_json::from_slice(&raw) {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {"message": format!("invalid request: {e}")}})),
+            )
+                .into_response();
+        }
+    };
     let n = s.stats.requests.fetch_add(1, Ordering::Relaxed);
     let f = &s.cfg.faults;
     let x = draw(s.cfg.seed, n);
@@ -304,7 +337,7 @@ async fn chat(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> Response
     if reply.structured {
         s.stats.structured_replies.fetch_add(1, Ordering::Relaxed);
     }
-    let prompt_tokens = (body.to_string().len() / 4) as u64 + 1;
+    let prompt_tokens = (raw.len() / 4) as u64 + 1;
     let completion_tokens = (message.to_string().len() / 4) as u64 + 1;
     s.stats
         .prompt_tokens
@@ -321,7 +354,7 @@ async fn chat(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> Response
     Json(json!({
         "id": format!("mock-{n}"),
         "object": "chat.completion",
-        "model": body.get("model").cloned().unwrap_or(Value::Null),
+        "model": body.model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
     }))
@@ -401,12 +434,8 @@ fn from_schema(schema: &Value) -> Value {
     }
 }
 
-fn respond(script: &[Rule], body: &Value) -> Reply {
-    let messages = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+fn respond(script: &[Rule], body: &Request) -> Reply {
+    let messages = &body.messages;
     // What arrived since the model last spoke.
     let last_assistant = messages
         .iter()
@@ -420,7 +449,11 @@ fn respond(script: &[Rule], body: &Value) -> Reply {
         .map(|m| text_of(m))
         .collect::<Vec<_>>()
         .join("\n");
-    if let Some(schema) = body.pointer("/response_format/json_schema/schema") {
+    if let Some(schema) = body
+        .response_format
+        .as_ref()
+        .and_then(|r| r.pointer("/json_schema/schema"))
+    {
         let suggested = fresh_text.rfind(SUGGESTED).and_then(|i| {
             serde_json::Deserializer::from_str(fresh_text[i + SUGGESTED.len()..].trim_start())
                 .into_iter::<Value>()
@@ -434,19 +467,7 @@ fn respond(script: &[Rule], body: &Value) -> Reply {
             structured: true,
         };
     }
-    let offered: Vec<String> = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(|t| {
-            t.iter()
-                .filter_map(|x| {
-                    x.pointer("/function/name")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let offered: Vec<String> = body.tools.iter().map(|t| t.function.name.clone()).collect();
     if let Some(rule) = script.iter().find(|r| fresh_text.contains(&r.when)) {
         return Reply {
             content: rule.content.clone(),
@@ -500,12 +521,20 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"message": {"type": "string"}, "give_up": {"type": "boolean"}}});
         let body = json!({"messages": [{"role": "user", "content": "Suggested reply: {\"message\": \"hi\", \"give_up\": false}"}], "response_format": {"json_schema": {"schema": schema}}});
         assert_eq!(
-            respond(&[], &body).content,
+            respond(
+                &[],
+                &serde_json::from_value::<Request>(body.clone()).unwrap_or_else(|e| panic!("{e}"))
+            )
+            .content,
             "{\"give_up\":false,\"message\":\"hi\"}"
         );
         let body = json!({"messages": [{"role": "user", "content": "go"}], "response_format": {"json_schema": {"schema": schema}}});
         assert_eq!(
-            respond(&[], &body).content,
+            respond(
+                &[],
+                &serde_json::from_value::<Request>(body.clone()).unwrap_or_else(|e| panic!("{e}"))
+            )
+            .content,
             "{\"give_up\":false,\"message\":\"mock\"}"
         );
     }

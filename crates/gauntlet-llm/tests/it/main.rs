@@ -38,7 +38,8 @@ fn tool_request(text: &str) -> ChatRequest {
             name: "mail.send".into(),
             description: "send".into(),
             parameters: json!({"type": "object"}),
-        }],
+        }]
+        .into(),
         response_schema: None,
         temperature: None,
         max_tokens: None,
