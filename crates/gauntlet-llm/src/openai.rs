@@ -21,13 +21,14 @@ pub struct OpenAiCompatible {
     client: reqwest::Client,
     /// Encoded `tools` arrays of recent requests, keyed by the tool list they encode (held, so the key's
     /// address cannot be reused while cached). Agents send the same tools on every step.
-    tools_json: std::sync::Mutex<
-        Vec<(
-            std::sync::Arc<[crate::types::ToolDef]>,
-            std::sync::Arc<serde_json::value::RawValue>,
-        )>,
-    >,
+    tools_json: std::sync::Mutex<Vec<EncodedTools>>,
 }
+
+/// A tool list and its encoded `tools` array.
+type EncodedTools = (
+    std::sync::Arc<[crate::types::ToolDef]>,
+    std::sync::Arc<serde_json::value::RawValue>,
+);
 
 /// The request body, with the tools spliced in pre-encoded.
 #[derive(serde::Serialize)]
@@ -107,13 +108,12 @@ impl OpenAiCompatible {
         if req.tools.is_empty() {
             return None;
         }
-        if let Ok(cache) = self.tools_json.lock() {
-            if let Some((_, j)) = cache
+        if let Ok(cache) = self.tools_json.lock()
+            && let Some((_, j)) = cache
                 .iter()
                 .find(|(t, _)| std::sync::Arc::ptr_eq(t, &req.tools))
-            {
-                return Some(j.clone());
-            }
+        {
+            return Some(j.clone());
         }
         let arr: Vec<Value> = req
             .tools
