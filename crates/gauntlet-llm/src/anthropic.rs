@@ -2,7 +2,7 @@
 //! forced tool whose input schema is the wanted schema.
 
 use crate::error::LlmError;
-use crate::openai::{client, http_error};
+use crate::openai::{client, send_json};
 use crate::types::{
     ChatModel, ChatRequest, ChatResponse, ModelFuture, Role, ToolCallOut, Usage, decode_tool_name,
     encode_tool_name,
@@ -176,24 +176,7 @@ impl ChatModel for Anthropic {
             if let Some(k) = &self.api_key {
                 rb = rb.header("x-api-key", k);
             }
-            for (k, v) in &self.headers {
-                rb = rb.header(k, v);
-            }
-            let resp = rb
-                .send()
-                .await
-                .map_err(|e| LlmError::Connect(e.without_url().to_string()))?;
-            let status = resp.status().as_u16();
-            let headers = resp.headers().clone();
-            let text = resp
-                .text()
-                .await
-                .map_err(|e| LlmError::Connect(e.without_url().to_string()))?;
-            if !(200..300).contains(&status) {
-                return Err(http_error(status, &headers, &text));
-            }
-            let v: Value = serde_json::from_str(&text)
-                .map_err(|e| LlmError::Malformed(format!("invalid JSON: {e}")))?;
+            let v = send_json(rb, &self.headers).await?;
             parse_response(&v, req.response_schema.is_some())
         })
     }

@@ -75,6 +75,31 @@ pub(crate) fn http_error(
     }
 }
 
+/// Sends a request with extra headers and returns its JSON body, mapping HTTP failures, transport failures
+/// and bodies that are not JSON to errors the pool knows how to retry.
+pub(crate) async fn send_json(
+    mut rb: reqwest::RequestBuilder,
+    extra: &[(String, String)],
+) -> Result<Value, LlmError> {
+    for (k, v) in extra {
+        rb = rb.header(k, v);
+    }
+    let resp = rb
+        .send()
+        .await
+        .map_err(|e| LlmError::Connect(e.without_url().to_string()))?;
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let text = resp
+        .text()
+        .await
+        .map_err(|e| LlmError::Connect(e.without_url().to_string()))?;
+    if !(200..300).contains(&status) {
+        return Err(http_error(status, &headers, &text));
+    }
+    serde_json::from_str(&text).map_err(|e| LlmError::Malformed(format!("invalid JSON: {e}")))
+}
+
 pub(crate) fn client() -> Result<reqwest::Client, LlmError> {
     crate::install_crypto();
     reqwest::Client::builder()
@@ -245,24 +270,7 @@ impl ChatModel for OpenAiCompatible {
             if let Some(k) = &self.api_key {
                 rb = rb.bearer_auth(k);
             }
-            for (k, v) in &self.headers {
-                rb = rb.header(k, v);
-            }
-            let resp = rb
-                .send()
-                .await
-                .map_err(|e| LlmError::Connect(e.without_url().to_string()))?;
-            let status = resp.status().as_u16();
-            let headers = resp.headers().clone();
-            let text = resp
-                .text()
-                .await
-                .map_err(|e| LlmError::Connect(e.without_url().to_string()))?;
-            if !(200..300).contains(&status) {
-                return Err(http_error(status, &headers, &text));
-            }
-            let v: Value = serde_json::from_str(&text)
-                .map_err(|e| LlmError::Malformed(format!("invalid JSON: {e}")))?;
+            let v = send_json(rb, &self.headers).await?;
             parse_response(&v)
         })
     }
