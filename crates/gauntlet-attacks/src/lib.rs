@@ -20,6 +20,63 @@ pub struct Observation<'a> {
     pub reply: &'a str,
     /// The gateway events of the turn.
     pub new_events: &'a [GatewayEvent],
+    /// What the turn changed in the world, one `path: before → after` line per changed value (computed only
+    /// for controllers that read it).
+    pub state_diff: &'a [String],
+}
+
+/// The changed leaves between two JSON states, as `path: before → after` lines (at most `limit`, values
+/// shortened), in path order.
+pub fn state_diff(
+    before: &serde_json::Value,
+    after: &serde_json::Value,
+    limit: usize,
+) -> Vec<String> {
+    fn short(v: &serde_json::Value) -> String {
+        let s = v.to_string();
+        if s.chars().count() > 80 {
+            format!("{}…", s.chars().take(80).collect::<String>())
+        } else {
+            s
+        }
+    }
+    fn walk(
+        path: &str,
+        a: Option<&serde_json::Value>,
+        b: Option<&serde_json::Value>,
+        out: &mut Vec<String>,
+        limit: usize,
+    ) {
+        use serde_json::Value::{Array, Object};
+        if out.len() >= limit || a == b {
+            return;
+        }
+        match (a, b) {
+            (Some(Object(x)), Some(Object(y))) => {
+                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                for k in keys {
+                    walk(&format!("{path}.{k}"), x.get(k), y.get(k), out, limit);
+                }
+            }
+            (Some(Array(x)), Some(Array(y))) => {
+                for i in 0..x.len().max(y.len()) {
+                    walk(&format!("{path}[{i}]"), x.get(i), y.get(i), out, limit);
+                }
+            }
+            _ => {
+                let show = |v: Option<&serde_json::Value>| v.map_or("(none)".to_string(), short);
+                out.push(format!(
+                    "{}: {} → {}",
+                    path.trim_start_matches('.'),
+                    show(a),
+                    show(b)
+                ));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk("", Some(before), Some(after), &mut out, limit);
+    out
 }
 
 /// One decision of a controller: the next user message and why. Stored with the episode.
@@ -56,5 +113,27 @@ pub trait Controller: Send {
     /// Model tokens the controller used (0 for the scripted one).
     fn tokens(&self) -> u64 {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn state_diff_lists_changed_leaves() {
+        let a = json!({"bank": {"balance": 10.0, "payees": [{"iban": "X"}]}, "now": "t0"});
+        let b = json!({"bank": {"balance": 5.0, "payees": [{"iban": "Y"}, {"iban": "Z"}]}, "now": "t0"});
+        assert_eq!(
+            state_diff(&a, &b, 10),
+            vec![
+                "bank.balance: 10.0 → 5.0",
+                "bank.payees[0].iban: \"X\" → \"Y\"",
+                "bank.payees[1]: (none) → {\"iban\":\"Z\"}"
+            ]
+        );
+        assert_eq!(state_diff(&a, &b, 1).len(), 1);
+        assert!(state_diff(&a, &a, 10).is_empty());
     }
 }

@@ -252,6 +252,7 @@ mod tests {
         Observation {
             reply: "I'm sorry, but I can't help with that.",
             new_events: &[],
+            state_diff: &[],
         }
     }
 

@@ -215,11 +215,15 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let mut users: Vec<String> = Vec::new();
     let mut last_view: Option<(usize, EpisodeView, gauntlet_judge::Evaluation)> = None;
     let mut obs_range = 0..0;
+    // Only an attacker model reads the state diff: the scripted ladder does not pay for it.
+    let mut diff: Vec<String> = Vec::new();
+    let mut before = spec.attacker.map(|_| gw.world().state());
     loop {
         let decision = {
             let obs = replies.last().map(|r| Observation {
                 reply: r,
                 new_events: &gw.events()[obs_range.clone()],
+                state_diff: &diff,
             });
             controller.next(obs.as_ref())
         };
@@ -240,7 +244,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
                 gw.add_rule(rule);
             }
         }
-        let before = gw.events().len();
+        let before_events = gw.events().len();
         let message = decision.message.clone();
         record.decisions.push(decision);
         match agent.respond(&message, &mut gw) {
@@ -257,7 +261,12 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
                 break;
             }
         }
-        obs_range = before..gw.events().len();
+        obs_range = before_events..gw.events().len();
+        if let Some(b) = &mut before {
+            let after = gw.world().state();
+            diff = gauntlet_attacks::state_diff(b, &after, 20);
+            *b = after;
+        }
         if spec.setting.is_attack() {
             let view = EpisodeView::new(
                 &pc.bindings,
