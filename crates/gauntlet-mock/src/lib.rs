@@ -173,6 +173,7 @@ impl MockServer {
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
             .route("/chat/completions", post(chat))
+            .route("/v1/messages", post(messages))
             .route("/stats", get(stats_handler))
             .with_state(shared);
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -255,17 +256,9 @@ struct ToolName {
     name: String,
 }
 
-async fn chat(State(s): State<Arc<Shared>>, raw: axum::body::Bytes) -> Response {
-    let body: Request = match serde_json::from_slice(&raw) {
-        Ok(b) => b,
-        Err(e) => {
-            return (
-                StatusCode::BAD_REQUEST,
-                Json(json!({"error": {"message": format!("invalid request: {e}")}})),
-            )
-                .into_response();
-        }
-    };
+/// Counts the request, applies the latency and draws its fault: `Err(response)` when a fault answers it,
+/// `Ok((request number, bad_args))` otherwise (`bad_args`: corrupt the tool-call arguments).
+async fn faults(s: &Shared) -> Result<(u64, bool), Response> {
     let n = s.stats.requests.fetch_add(1, Ordering::Relaxed);
     let f = &s.cfg.faults;
     let x = draw(s.cfg.seed, n);
@@ -283,21 +276,21 @@ async fn chat(State(s): State<Arc<Shared>>, raw: axum::body::Bytes) -> Response 
         if let Ok(v) = HeaderValue::from_str(&ms.div_ceil(1000).to_string()) {
             h.insert("retry-after", v);
         }
-        return (
+        return Err((
             StatusCode::TOO_MANY_REQUESTS,
             h,
             Json(json!({"error": {"message": "rate limited (mock)", "type": "rate_limit_error"}})),
         )
-            .into_response();
+            .into_response());
     }
     edge += f.rate_500;
     if x < edge {
         s.stats.server_errors.fetch_add(1, Ordering::Relaxed);
-        return (
+        return Err((
             StatusCode::INTERNAL_SERVER_ERROR,
             Json(json!({"error": {"message": "internal error (mock)"}})),
         )
-            .into_response();
+            .into_response());
     }
     edge += f.rate_hang;
     if x < edge {
@@ -307,14 +300,31 @@ async fn chat(State(s): State<Arc<Shared>>, raw: axum::body::Bytes) -> Response 
     edge += f.rate_malformed;
     if x < edge {
         s.stats.malformed.fetch_add(1, Ordering::Relaxed);
-        return (
+        return Err((
             StatusCode::OK,
             [("content-type", "application/json")],
             "{\"choices\": [{\"message\": ",
         )
-            .into_response();
+            .into_response());
     }
-    let bad_args = x < edge + f.rate_bad_args;
+    Ok((n, x < edge + f.rate_bad_args))
+}
+
+async fn chat(State(s): State<Arc<Shared>>, raw: axum::body::Bytes) -> Response {
+    let body: Request = match serde_json::from_slice(&raw) {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {"message": format!("invalid request: {e}")}})),
+            )
+                .into_response();
+        }
+    };
+    let (n, bad_args) = match faults(&s).await {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
     let reply = respond(&s.cfg.script, &body);
     let mut message = json!({"role": "assistant", "content": reply.content});
     if !reply.tool_calls.is_empty() {
@@ -357,6 +367,123 @@ async fn chat(State(s): State<Arc<Shared>>, raw: axum::body::Bytes) -> Response 
         "model": body.model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
+    }))
+    .into_response()
+}
+
+/// The Anthropic messages API: the same behaviour and faults, translated. Structured output arrives as a
+/// forced tool (`tool_choice: {type: tool, name}`) and is answered as that tool's input.
+async fn messages(State(s): State<Arc<Shared>>, raw: axum::body::Bytes) -> Response {
+    let body: Value = match serde_json::from_slice(&raw) {
+        Ok(b) => b,
+        Err(e) => return (StatusCode::BAD_REQUEST, Json(json!({"type": "error", "error": {"type": "invalid_request_error", "message": format!("invalid request: {e}")}}))).into_response(),
+    };
+    // Translate into the chat-completions shape `respond` reads.
+    let mut msgs = Vec::new();
+    if let Some(sys) = body.get("system").and_then(Value::as_str) {
+        msgs.push(json!({"role": "system", "content": sys}));
+    }
+    for m in body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
+        match m.get("content") {
+            Some(Value::String(t)) => msgs.push(json!({"role": role, "content": t})),
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("tool_result") => {
+                            let text = match b.get("content") {
+                                Some(Value::String(t)) => t.clone(),
+                                Some(other) => other.to_string(),
+                                None => String::new(),
+                            };
+                            msgs.push(json!({"role": "tool", "content": text}));
+                        }
+                        Some("text") => msgs.push(json!({"role": role, "content": b.get("text").cloned().unwrap_or_default()})),
+                        Some("tool_use") => msgs.push(json!({"role": "assistant", "content": ""})),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let forced = body
+        .pointer("/tool_choice/name")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut tools = Vec::new();
+    let mut response_format = None;
+    for t in body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let name = t
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if forced.as_deref() == Some(name.as_str()) {
+            response_format = Some(
+                json!({"json_schema": {"schema": t.get("input_schema").cloned().unwrap_or_default()}}),
+            );
+        } else {
+            tools.push(ToolEntry {
+                function: ToolName { name },
+            });
+        }
+    }
+    let req = Request {
+        model: body.get("model").cloned().unwrap_or_default(),
+        messages: msgs,
+        tools,
+        response_format,
+    };
+    let (n, _) = match faults(&s).await {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let reply = respond(&s.cfg.script, &req);
+    let mut content = Vec::new();
+    if reply.structured {
+        s.stats.structured_replies.fetch_add(1, Ordering::Relaxed);
+        let input: Value = serde_json::from_str(&reply.content).unwrap_or_default();
+        content.push(json!({"type": "tool_use", "id": format!("toolu_{n}"), "name": forced.unwrap_or_default(), "input": input}));
+    } else {
+        if !reply.content.is_empty() {
+            content.push(json!({"type": "text", "text": reply.content}));
+        }
+        if !reply.tool_calls.is_empty() {
+            s.stats.tool_call_replies.fetch_add(1, Ordering::Relaxed);
+        }
+        for (i, (name, args)) in reply.tool_calls.iter().enumerate() {
+            content.push(json!({"type": "tool_use", "id": format!("toolu_{n}_{i}"), "name": name, "input": args}));
+        }
+    }
+    let input_tokens = (raw.len() / 4) as u64 + 1;
+    let output_tokens = (Value::Array(content.clone()).to_string().len() / 4) as u64 + 1;
+    s.stats
+        .prompt_tokens
+        .fetch_add(input_tokens, Ordering::Relaxed);
+    s.stats
+        .completion_tokens
+        .fetch_add(output_tokens, Ordering::Relaxed);
+    s.stats.ok.fetch_add(1, Ordering::Relaxed);
+    let stop = if content.iter().any(|b| b["type"] == "tool_use") {
+        "tool_use"
+    } else {
+        "end_turn"
+    };
+    Json(json!({
+        "id": format!("msg_mock_{n}"), "type": "message", "role": "assistant", "model": req.model,
+        "content": content, "stop_reason": stop,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
     }))
     .into_response()
 }

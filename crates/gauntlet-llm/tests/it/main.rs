@@ -246,3 +246,83 @@ async fn the_rpm_limit_spaces_requests() {
     );
     assert_eq!(mock.stats().requests, 2);
 }
+
+fn anthropic_model(addr: std::net::SocketAddr) -> Arc<dyn ChatModel> {
+    let spec = ModelSpec::parse("mockanthropic/claude-test").unwrap_or_else(|e| panic!("{e}"));
+    let cfg = ProviderConfig {
+        protocol: Some(gauntlet_llm::spec::Protocol::Anthropic),
+        base_url: Some(format!("http://{addr}")),
+        ..Default::default()
+    };
+    build_model(&spec, &cfg).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[tokio::test]
+async fn the_anthropic_provider_round_trips_tools_and_structured_output_over_http() {
+    let faults = Faults {
+        rate_429: 0.2,
+        rate_500: 0.1,
+        ..Default::default()
+    };
+    let mock = MockServer::start_local(MockConfig {
+        faults,
+        retry_after_ms: 10,
+        seed: 5,
+        ..Default::default()
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let pool = Pool::new(
+        anthropic_model(mock.addr()),
+        PoolConfig {
+            max_retries: 20,
+            ..fast()
+        },
+        None,
+    );
+    // Tool call, then the tool result goes back and the model answers in text.
+    let mut req = tool_request(
+        "use the mail.send tool with exactly these arguments: {\"to\": [\"a@b.test\"]}",
+    );
+    let r = pool.chat(&req).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.tool_calls.len(), 1);
+    assert_eq!(r.tool_calls[0].name, "mail.send");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&r.tool_calls[0].arguments).ok(),
+        Some(json!({"to": ["a@b.test"]}))
+    );
+    req.messages
+        .push(Message::assistant("", r.tool_calls.clone()));
+    req.messages.push(Message::tool(
+        r.tool_calls[0].id.clone(),
+        "{\"status\": \"sent\"}",
+    ));
+    let r2 = pool.chat(&req).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        r2.tool_calls.is_empty() && r2.content.starts_with("Done"),
+        "{r2:?}"
+    );
+    // Structured output through the forced tool.
+    let schema = json!({"type": "object", "properties": {"message": {"type": "string"}, "give_up": {"type": "boolean"}}, "required": ["message", "give_up"]});
+    let s = ChatRequest {
+        messages: vec![Message::user(
+            "Suggested reply: {\"message\": \"hello\", \"give_up\": false}",
+        )],
+        tools: Default::default(),
+        response_schema: Some(("move".into(), schema)),
+        temperature: None,
+        max_tokens: None,
+    };
+    let r3 = pool.chat(&s).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&r3.content).ok(),
+        Some(json!({"message": "hello", "give_up": false}))
+    );
+    let l = pool.ledger().snapshot();
+    let m = mock.stats();
+    assert_eq!((l.requests, l.ok), (m.requests, 3));
+    assert_eq!(
+        (l.prompt_tokens, l.completion_tokens),
+        (m.prompt_tokens, m.completion_tokens)
+    );
+}
