@@ -31,7 +31,7 @@ for c in 16 64 256; do
   out=$( { /usr/bin/time -f "%e %U %S" "$bin" run --suite "$suite" --agent mock/literal --settings "$setting" --config "$cfg" \
       --repeat "$reps" --concurrency "$c" --model-concurrency "$c" 2>&1 >/dev/null; } 2>&1 )
   read -r wall user sys <<<"$(echo "$out" | tail -1)"
-  requests=$(echo "$out" | sed -nE 's/^model mock\/literal: ([0-9]+) requests.*/\1/p')
+  requests=$(echo "$out" | sed -nE 's/^model mock\/literal \[target\]: ([0-9]+) requests.*/\1/p')
   awk -v c="$c" -v n="$reps" -v w="$wall" -v q="$requests" -v u="$user" -v s="$sys" 'BEGIN {
     r = q / n; ideal = c / (r * 0.1); got = n / w;
     printf "C=%-3d episodes=%d R=%.2f wall=%.2fs throughput=%.1f ep/s ideal=%.1f ep/s efficiency=%.1f%% cpu/call=%.3fms\n",
@@ -43,6 +43,6 @@ reps=4000
 out=$( { /usr/bin/time -f "%e %U %S" "$bin" run --suite "$suite" --agent mock/literal --settings "$setting" --config "$cfg" \
     --repeat "$reps" --concurrency 16 --model-concurrency 16 2>&1 >/dev/null; } 2>&1 )
 read -r wall user sys <<<"$(echo "$out" | tail -1)"
-requests=$(echo "$out" | sed -nE 's/^model mock\/literal: ([0-9]+) requests.*/\1/p')
+requests=$(echo "$out" | sed -nE 's/^model mock\/literal \[target\]: ([0-9]+) requests.*/\1/p')
 awk -v q="$requests" -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN {
   printf "latency 0: %d calls in %.2fs, gauntlet CPU per model call = %.3f ms\n", q, w, 1000 * (u + s) / q }'

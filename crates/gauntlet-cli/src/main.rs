@@ -225,9 +225,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 a.controller
             );
         }
-        let pool = models
-            .pool(&a.controller)
-            .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("--agent", "--controller")))?;
+        let pool = models.pool("attacker", &a.controller, "--controller")?;
         Some(gauntlet_attacks::Attacker {
             model: pool,
             runtime: models.handle()?,
@@ -456,24 +454,31 @@ impl Models {
             .context("internal: no async runtime")
     }
 
-    /// The pool of a model spec (one per spec, shared by every role that uses it).
-    fn pool(&self, spec: &str) -> Result<std::sync::Arc<gauntlet_llm::Pool>> {
-        if let Some((_, p)) = self.pools().iter().find(|(n, _)| n == spec) {
+    /// The pool of a model in a role (`target`, `attacker`): one per (role, model), each with its own limits
+    /// and ledger, so an attacker never starves the target it attacks. `flag` names the argument in errors.
+    fn pool(
+        &self,
+        role: &str,
+        spec: &str,
+        flag: &str,
+    ) -> Result<std::sync::Arc<gauntlet_llm::Pool>> {
+        let key = format!("{spec} [{role}]");
+        if let Some((_, p)) = self.pools().iter().find(|(n, _)| *n == key) {
             return Ok(p.clone());
         }
         let parsed =
-            gauntlet_llm::ModelSpec::parse(spec).map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
+            gauntlet_llm::ModelSpec::parse(spec).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
         let provider =
             gauntlet_llm::spec::resolve(&parsed.provider, self.providers.get(&parsed.provider))
-                .map_err(|e| anyhow::anyhow!("--agent {spec}: {e}"))?;
+                .map_err(|e| anyhow::anyhow!("{flag} {spec}: {e}"))?;
         let model = gauntlet_llm::build_model(&parsed, &provider)
-            .map_err(|e| anyhow::anyhow!("--agent {spec}: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("{flag} {spec}: {e}"))?;
         let mut cfg = self.pool_cfg.clone();
         cfg.price_in = provider.price_in.unwrap_or(0.0);
         cfg.price_out = provider.price_out.unwrap_or(0.0);
         let pool = std::sync::Arc::new(gauntlet_llm::Pool::new(model, cfg, self.cache.clone()));
         if let Ok(mut pools) = self.pools.lock() {
-            pools.push((spec.to_string(), pool.clone()));
+            pools.push((key, pool.clone()));
         }
         Ok(pool)
     }
@@ -501,7 +506,7 @@ impl Models {
                 gauntlet_agents::BUILTIN_TARGETS.join(", ")
             );
         }
-        let pool = self.pool(spec)?;
+        let pool = self.pool("target", spec, "--agent")?;
         let steps = tc.max_steps.unwrap_or(max_steps);
         Ok(Box::new(gauntlet_agents::LlmTarget::new(
             spec,

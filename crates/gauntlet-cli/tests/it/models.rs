@@ -37,7 +37,7 @@ fn json_of(path: &Path) -> Value {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// `requests` from the ledger line `model NAME: N requests (…)` on stderr.
+/// `requests` from the ledger line `model NAME [ROLE]: N requests (…)` on stderr.
 fn ledger_requests(err: &str, model: &str) -> u64 {
     err.lines()
         .find_map(|l| l.strip_prefix(&format!("model {model}: ")))
@@ -109,8 +109,8 @@ fn builtin_suite_runs_with_an_llm_agent_and_a_model_controller_in_all_settings()
         "{stats:?}"
     );
     assert_eq!(
-        ledger_requests(&stderr(&o), "mock/literal")
-            + ledger_requests(&stderr(&o), "mock/attacker"),
+        ledger_requests(&stderr(&o), "mock/literal [target]")
+            + ledger_requests(&stderr(&o), "mock/attacker [attacker]"),
         stats.requests
     );
 }
@@ -197,7 +197,7 @@ fn resilience_under_faults() {
     );
     let err = stderr(&o);
     assert_eq!(
-        ledger_requests(&err, "mock/literal"),
+        ledger_requests(&err, "mock/literal [target]"),
         stats.requests,
         "ledger vs mock:\n{err}\n{stats:?}"
     );
