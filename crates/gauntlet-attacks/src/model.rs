@@ -37,7 +37,7 @@ pub struct Attacker {
     pub model: Arc<dyn ChatModel>,
     /// Drives the model's requests from the run job's threads.
     pub runtime: tokio::runtime::Handle,
-    /// Names of the tools the agent has (the attack surface).
+    /// The tools the agent has, one signature a line (the attack surface).
     pub tools: Arc<Vec<String>>,
 }
 
@@ -103,8 +103,8 @@ impl ModelController {
             }
         ));
         p.push_str(&format!(
-            "Tools the agent has: {}\n",
-            self.attacker.tools.join(", ")
+            "Tools the agent has (required arguments starred):\n{}\n",
+            self.attacker.tools.join("\n")
         ));
         if !self.plan.openers.is_empty() {
             p.push_str(&format!(

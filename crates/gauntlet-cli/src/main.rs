@@ -232,7 +232,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             tools: std::sync::Arc::new(
                 gauntlet_world::tool_specs()
                     .iter()
-                    .map(|t| t.name.clone())
+                    .map(gauntlet_world::signature)
                     .collect(),
             ),
         })

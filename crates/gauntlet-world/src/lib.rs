@@ -22,7 +22,7 @@ pub use catalog::{
     SetupSpec, check_setup_args, check_tool_args, setup_specs, tool_spec, tool_specs,
 };
 pub use clock::Clock;
-pub use reference::markdown as reference_markdown;
+pub use reference::{markdown as reference_markdown, signature};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

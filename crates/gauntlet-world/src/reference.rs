@@ -375,6 +375,47 @@ fn params(schema: &Value) -> String {
         .join(", ")
 }
 
+/// A one-line signature of a tool for prompts: `mail.send(to*: array, subject*: string, body*: string, cc: array)
+/// [write, H2]`, required arguments starred.
+pub fn signature(t: &gauntlet_core::ToolSpec) -> String {
+    let required: Vec<&str> = t
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let args: Vec<String> = t
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| {
+            p.iter()
+                .map(|(k, v)| {
+                    let star = if required.contains(&k.as_str()) {
+                        "*"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "{k}{star}: {}",
+                        v.get("type").and_then(Value::as_str).unwrap_or("any")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let kind = match t.effect.kind {
+        gauntlet_core::EffectKind::Read => "read",
+        gauntlet_core::EffectKind::Write => "write",
+    };
+    format!(
+        "{}({}) [{kind}, {}]",
+        t.name,
+        args.join(", "),
+        t.effect.tier
+    )
+}
+
 /// The Markdown reference.
 pub fn markdown() -> String {
     let mut s = String::from(
@@ -445,6 +486,15 @@ pub fn markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signatures_star_required_arguments() {
+        let t = crate::tool_spec("mail.forward").unwrap_or_else(|| panic!("no mail.forward"));
+        assert_eq!(
+            signature(t),
+            "mail.forward(id*: string, note: string, to*: array) [write, H2]"
+        );
+    }
 
     #[test]
     fn every_tool_has_a_sample_that_succeeds() {
