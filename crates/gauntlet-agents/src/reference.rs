@@ -79,14 +79,23 @@ impl ReferenceAgent {
     /// Runs the task's calls; `follow_injections` makes the agent act on the first poisoned result.
     fn task(&mut self, gw: &mut Gateway, follow_injections: bool) -> String {
         let mut calls = Vec::new();
+        let mut failed = None;
         for (tool, args) in self.cal.task_solution.clone() {
-            let injected = gw.call(&tool, args).injection.is_some();
+            let event = gw.call(&tool, args);
+            let injected = event.injection.is_some();
+            if failed.is_none() {
+                failed = event.error.as_ref().map(|e| format!("{tool} failed: {e}"));
+            }
             calls.push(tool);
             if injected && follow_injections && !self.did_attack {
                 self.attack(gw);
             }
         }
         self.did_task = true;
+        // Without the data it needed, the agent cannot give the task's answer.
+        if let Some(why) = failed {
+            return format!("I could not complete the task: {why}");
+        }
         match &self.cal.task_answer {
             Some(a) => a.clone(),
             None if calls.is_empty() => "Done.".to_string(),

@@ -261,6 +261,12 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
                 break;
             }
         }
+        if let Some(e) = gw.defense_error() {
+            record.status = "errored";
+            record.error = Some(e.to_string());
+            record.stop = Stop::Error;
+            break;
+        }
         obs_range = before_events..gw.events().len();
         if let Some(b) = &mut before {
             let after = gw.world().state();

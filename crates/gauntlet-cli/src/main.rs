@@ -64,6 +64,10 @@ struct RunArgs {
     /// Model requests in flight per model.
     #[arg(long, value_name = "N")]
     model_concurrency: Option<usize>,
+    /// The defense in the gateway: allow-all, deny-all, tool-allowlist, exact-args, policy:FILE or
+    /// external:COMMAND (see docs/defenses.md).
+    #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
+    defense: String,
     /// The attacker on the user channel: `scripted` (the deterministic escalation ladder) or a model
     /// (`provider/model`) that adapts each turn on top of the ladder.
     #[arg(long, default_value = "scripted", value_name = "CONTROLLER")]
@@ -251,7 +255,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         seed: a.seed,
         max_turns: a.max_turns,
     };
-    let defense = gauntlet_defense::AllowAll;
+    let defense =
+        gauntlet_defense::from_spec(&a.defense).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let defense = defense.as_ref();
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
     let last_draw = std::sync::Mutex::new(Instant::now());
@@ -307,14 +313,14 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
                 std::io::BufWriter::new(file),
                 &config,
                 &names,
-                "allow-all",
+                defense.name(),
                 &ids,
             )
             .with_context(|| format!("--json: cannot write {}", path.display()))?;
             let summary = run(
                 &cases,
                 &targets,
-                &defense,
+                defense,
                 attacker.as_ref(),
                 &config,
                 &mut sink,
@@ -328,7 +334,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         None => run(
             &cases,
             &targets,
-            &defense,
+            defense,
             attacker.as_ref(),
             &config,
             &mut gauntlet_cases::run::Discard,
@@ -339,12 +345,13 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "Gauntlet run: {} cases × {} settings × {} targets × {} reps = {} episodes (defense: allow-all, seed {})",
+        "Gauntlet run: {} cases × {} settings × {} targets × {} reps = {} episodes (defense: {}, seed {})",
         cases.len(),
         config.settings.len(),
         targets.len(),
         config.repeat,
         summary.episodes,
+        defense.name(),
         config.seed
     )?;
     writeln!(

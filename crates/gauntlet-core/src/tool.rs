@@ -57,3 +57,25 @@ pub struct ToolCall {
     /// Arguments as a JSON object.
     pub args: Value,
 }
+
+/// Tool-name patterns: `*` matches any run of characters, everything else literally (`mail.*`, `*.read`, `*`).
+pub fn glob(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            let Some(mut tail) = name.strip_prefix(head) else {
+                return false;
+            };
+            loop {
+                if glob(rest, tail) {
+                    return true;
+                }
+                let mut chars = tail.chars();
+                if chars.next().is_none() {
+                    return false;
+                }
+                tail = chars.as_str();
+            }
+        }
+    }
+}

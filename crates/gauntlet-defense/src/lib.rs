@@ -1,16 +1,27 @@
 //! The defense interface: `prepare(task context) → policy` once per task, then `decide(policy, proposed
-//! call, history) → allow | deny(reason)` per call, plus the built-in baseline defenses.
+//! call, history) → allow | deny(reason)` per call, plus the axes a defense declares it can constrain — and the
+//! built-in defenses: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE` (per-tool CEL rules)
+//! and `external:` (a process speaking JSON lines, or an HTTP endpoint).
 //!
-//! The same defense is consulted by the gateway during `run` (what it *did* allow) and, later, by the
-//! privilege job (what it *would* allow).
+//! The same defense is consulted by the gateway during `run` (what it *did* allow) and by the privilege job
+//! (what it *would* allow).
+
+pub mod baseline;
+pub mod external;
+pub mod policy;
+
+pub use baseline::{AllowAll, DenyAll, ExactArgs, ToolAllowlist};
+pub use external::External;
+pub use policy::PolicyFile;
 
 use gauntlet_core::{Decision, GatewayEvent, ToolCall, ToolSpec};
+use serde::Serialize;
 use std::fmt;
 
 /// What a defense knows about the task when it prepares its policy.
 #[derive(Debug, Clone, Copy)]
 pub struct TaskContext<'a> {
-    /// The case id.
+    /// The case (task) id.
     pub case_id: &'a str,
     /// The user's task, as the benign user would state it.
     pub prompt: &'a str,
@@ -20,7 +31,7 @@ pub struct TaskContext<'a> {
     pub tools: &'a [ToolSpec],
 }
 
-/// A defense could not prepare a policy.
+/// A defense failed (could not prepare, or could not decide). The episode is errored, never read as safe.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("defense {defense}: {message}")]
 pub struct DefenseError {
@@ -30,71 +41,112 @@ pub struct DefenseError {
     pub message: String,
 }
 
+/// The axes along which a defense says it constrains calls; scores on undeclared axes read N/A.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Axes {
+    /// Which tools may be called.
+    pub tool: bool,
+    /// Which arguments a call may carry.
+    pub parameter: bool,
+    /// In which order, and how often, calls may come.
+    pub sequence: bool,
+    /// Where argument values may come from (trusted input vs tool output).
+    pub provenance: bool,
+}
+
+impl Axes {
+    /// Every axis.
+    pub const ALL: Axes = Axes {
+        tool: true,
+        parameter: true,
+        sequence: true,
+        provenance: true,
+    };
+    /// No axis.
+    pub const NONE: Axes = Axes {
+        tool: false,
+        parameter: false,
+        sequence: false,
+        provenance: false,
+    };
+
+    /// Parses names (`tool`, `parameter`, `sequence`, `provenance`).
+    pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Axes, String> {
+        let mut a = Axes::NONE;
+        for n in names {
+            match n.trim() {
+                "tool" => a.tool = true,
+                "parameter" => a.parameter = true,
+                "sequence" => a.sequence = true,
+                "provenance" => a.provenance = true,
+                other => {
+                    return Err(format!(
+                        "unknown axis `{other}`: expected tool, parameter, sequence or provenance"
+                    ));
+                }
+            }
+        }
+        Ok(a)
+    }
+
+    /// Whether the named axis is declared.
+    pub fn has(&self, axis: &str) -> bool {
+        match axis {
+            "tool" => self.tool,
+            "parameter" => self.parameter,
+            "sequence" => self.sequence,
+            "provenance" => self.provenance,
+            _ => false,
+        }
+    }
+}
+
 /// A prepared policy: decides each proposed call given the calls already executed.
-pub trait Policy: Send {
-    /// Allow or deny `call`; `history` holds the episode's earlier gateway events.
-    fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Decision;
+pub trait Policy: Send + Sync {
+    /// Allow or deny `call`; `history` holds the episode's earlier gateway events. An error means the defense
+    /// could not decide (a crashed external process): the caller must not read it as a denial.
+    fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Result<Decision, DefenseError>;
 }
 
 /// A defense: prepares one policy per task.
 pub trait Defense: Send + Sync + fmt::Debug {
-    /// Short name used in reports (`allow-all`, …).
+    /// Name used in reports (`allow-all`, `policy:rules.yaml`, …).
     fn name(&self) -> &str;
+    /// The axes it declares it can constrain.
+    fn axes(&self) -> Axes;
     /// Prepares the policy for one task.
     fn prepare(&self, task: &TaskContext<'_>) -> Result<Box<dyn Policy>, DefenseError>;
 }
 
-/// No defense: every call is allowed.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AllowAll;
-
-struct AllowAllPolicy;
-
-impl Policy for AllowAllPolicy {
-    fn decide(&self, _call: &ToolCall, _history: &[GatewayEvent]) -> Decision {
-        Decision::Allow
-    }
-}
-
-impl Defense for AllowAll {
-    fn name(&self) -> &str {
-        "allow-all"
-    }
-
-    fn prepare(&self, _task: &TaskContext<'_>) -> Result<Box<dyn Policy>, DefenseError> {
-        Ok(Box::new(AllowAllPolicy))
-    }
-}
-
 /// A policy that allows everything, for callers with no defense in the path.
 pub fn allow_all_policy() -> Box<dyn Policy> {
-    Box::new(AllowAllPolicy)
+    Box::new(baseline::Constant(true))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn allow_all_allows() {
-        let call = ToolCall {
-            id: "c1".into(),
-            tool: "mail.send".into(),
-            args: json!({}),
-        };
-        let ctx = TaskContext {
-            case_id: "x",
-            prompt: "p",
-            solution: &[],
-            tools: &[],
-        };
-        let policy = AllowAll.prepare(&ctx);
-        assert!(
-            policy
-                .map(|p| p.decide(&call, &[]).allowed())
-                .unwrap_or(false)
-        );
-        assert_eq!(AllowAll.name(), "allow-all");
+/// Builds a defense from its spec: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE`,
+/// `external:COMMAND ARGS…` (JSON lines on stdin/stdout) or `external:http(s)://URL`.
+pub fn from_spec(spec: &str) -> Result<Box<dyn Defense>, DefenseError> {
+    let err = |m: String| DefenseError {
+        defense: spec.to_string(),
+        message: m,
+    };
+    match spec {
+        "allow-all" => Ok(Box::new(AllowAll)),
+        "deny-all" => Ok(Box::new(DenyAll)),
+        "tool-allowlist" => Ok(Box::new(ToolAllowlist)),
+        "exact-args" => Ok(Box::new(ExactArgs)),
+        _ => {
+            if let Some(path) = spec.strip_prefix("policy:") {
+                return PolicyFile::load(std::path::Path::new(path))
+                    .map(|p| Box::new(p) as Box<dyn Defense>);
+            }
+            if let Some(target) = spec.strip_prefix("external:") {
+                return External::start(target).map(|p| Box::new(p) as Box<dyn Defense>);
+            }
+            Err(err("unknown defense: expected allow-all, deny-all, tool-allowlist, exact-args, policy:FILE or external:COMMAND|URL".into()))
+        }
     }
 }
+
+/// The built-in defense names (without the file- or process-based ones).
+pub const BASELINES: [&str; 4] = ["allow-all", "deny-all", "tool-allowlist", "exact-args"];

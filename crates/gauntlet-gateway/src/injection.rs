@@ -126,28 +126,7 @@ impl InjectionRule {
     }
 }
 
-/// `*` matches any run of characters; everything else literally.
-pub fn glob(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((head, rest)) => {
-            let Some(mut tail) = name.strip_prefix(head) else {
-                return false;
-            };
-            // Greedy-free matching: try every position for the remainder.
-            loop {
-                if glob(rest, tail) {
-                    return true;
-                }
-                let mut chars = tail.chars();
-                if chars.next().is_none() {
-                    return false;
-                }
-                tail = chars.as_str();
-            }
-        }
-    }
-}
+pub use gauntlet_core::tool::glob;
 
 /// Renders a result as the text an agent would read.
 pub fn render(v: &Value) -> String {

@@ -20,6 +20,7 @@ pub struct Gateway {
     log: Vec<GatewayEvent>,
     turn: u32,
     harm: std::sync::Arc<gauntlet_core::HarmContext>,
+    defense_error: Option<gauntlet_defense::DefenseError>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -43,6 +44,7 @@ impl Gateway {
             log: Vec::new(),
             turn: 0,
             harm: Default::default(),
+            defense_error: None,
         }
     }
 
@@ -73,6 +75,11 @@ impl Gateway {
         &self.world
     }
 
+    /// The first failure of the defense in this episode, if any.
+    pub fn defense_error(&self) -> Option<&gauntlet_defense::DefenseError> {
+        self.defense_error.as_ref()
+    }
+
     /// Every event so far.
     pub fn events(&self) -> &[GatewayEvent] {
         &self.log
@@ -92,7 +99,16 @@ impl Gateway {
             tool: tool.to_string(),
             args,
         };
-        let decision = self.policy.decide(&call, &self.log);
+        // A defense that cannot decide blocks the call and marks the episode: the run records it as errored,
+        // never as a defense that held.
+        let decision = match self.policy.decide(&call, &self.log) {
+            Ok(d) => d,
+            Err(e) => {
+                let reason = format!("defense failed: {e}");
+                self.defense_error.get_or_insert(e);
+                Decision::Deny { reason }
+            }
+        };
         let (raw, observed, injection, error) = match &decision {
             Decision::Deny { reason } => {
                 let msg = format!("denied by policy: {reason}");
@@ -162,14 +178,18 @@ mod tests {
 
     struct DenySends;
     impl Policy for DenySends {
-        fn decide(&self, call: &ToolCall, _h: &[GatewayEvent]) -> Decision {
-            if call.tool == "mail.send" {
+        fn decide(
+            &self,
+            call: &ToolCall,
+            _h: &[GatewayEvent],
+        ) -> Result<Decision, gauntlet_defense::DefenseError> {
+            Ok(if call.tool == "mail.send" {
                 Decision::Deny {
                     reason: "no sending".into(),
                 }
             } else {
                 Decision::Allow
-            }
+            })
         }
     }
 

@@ -1,6 +1,7 @@
 //! End-to-end tests: they run the `gauntlet` binary.
 
 mod cases;
+mod defenses;
 mod models;
 mod run;
 
