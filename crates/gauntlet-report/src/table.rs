@@ -125,3 +125,39 @@ pub fn rung_table(s: &Summary) -> String {
     }
     t.to_string()
 }
+
+/// One row per defense: the gate, sufficiency, leakage overall and per axis, over-restriction, attack admission.
+pub fn privilege_table(scores: &[gauntlet_privilege::DefenseScore]) -> String {
+    let mut t = table(vec![
+        "defense",
+        "gate",
+        "sufficiency",
+        "leakage",
+        "tool",
+        "parameter",
+        "sequence",
+        "provenance",
+        "over-restriction",
+        "attacks admitted",
+    ]);
+    let f = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+    for s in scores {
+        let mut row = vec![
+            Cell::new(&s.defense),
+            Cell::new(if s.gate_passed { "✓" } else { "✗" }),
+            Cell::new(pct(&s.sufficiency)).set_alignment(CellAlignment::Right),
+            Cell::new(f(s.leakage)).set_alignment(CellAlignment::Right),
+        ];
+        for a in &s.leakage_by_axis {
+            let v = f(a.leakage);
+            row.push(
+                Cell::new(if a.declared { v } else { format!("N/A ({v})") })
+                    .set_alignment(CellAlignment::Right),
+            );
+        }
+        row.push(Cell::new(pct(&s.over_restriction)).set_alignment(CellAlignment::Right));
+        row.push(Cell::new(frac(&s.attack_admission)).set_alignment(CellAlignment::Right));
+        t.add_row(row);
+    }
+    t.to_string()
+}

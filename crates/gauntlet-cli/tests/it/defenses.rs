@@ -125,3 +125,52 @@ fn a_failing_defense_errors_the_episode_and_bad_specs_are_named() {
     let o = gauntlet(&["run", "--defense", "policy:/nonexistent.yaml"]);
     assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
 }
+
+#[test]
+fn privilege_scores_the_baselines_and_exports_once_to_score_many() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let json = dir.path().join("p.json");
+    let o = gauntlet(&["privilege", "--json", &json.to_string_lossy()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = crate::stdout(&o);
+    assert!(out.contains("exact-args") && out.contains("✗"), "{out}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = |name: &str| {
+        v["defenses"]
+            .as_array()
+            .and_then(|a| a.iter().find(|d| d["defense"] == name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(d("allow-all")["leakage"], 1.0);
+    assert_eq!(d("deny-all")["gate_passed"], false);
+    assert_eq!(d("exact-args")["leakage"], 0.0);
+    assert_eq!(d("exact-args")["sufficiency"]["value"], 1.0);
+    assert!(v["census"]["confirmed_fraction"].as_f64().unwrap_or(0.0) >= 0.8);
+
+    // Export twice: identical bytes. Scoring the file gives the same numbers as scoring in one go.
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    for f in [&a, &b] {
+        let o = gauntlet(&["privilege", "export", "--out", &f.to_string_lossy()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert!(std::fs::read(&a).unwrap_or_default() == std::fs::read(&b).unwrap_or_default());
+    let json2 = dir.path().join("p2.json");
+    let o = gauntlet(&[
+        "privilege",
+        "score",
+        &a.to_string_lossy(),
+        "--json",
+        &json2.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v2: Value = serde_json::from_slice(&std::fs::read(&json2).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["defenses"], v2["defenses"]);
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"kind\": \"nope\"}\n").unwrap_or_else(|e| panic!("{e}"));
+    let o = gauntlet(&["privilege", "score", &bad.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 1:"), "{}", stderr(&o));
+}
