@@ -154,6 +154,8 @@ pub struct Pool {
     cache: Option<Cache>,
     windows: Mutex<Windows>,
     jitter: AtomicU64,
+    /// Per cache key, serializes identical requests while recording.
+    inflight: Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl std::fmt::Debug for Pool {
@@ -192,6 +194,7 @@ impl Pool {
             ledger: Arc::new(Ledger::default()),
             cache,
             windows: Mutex::new(Windows::default()),
+            inflight: Mutex::new(Default::default()),
             jitter: AtomicU64::new(0x9e37_79b9),
         }
     }
@@ -282,6 +285,36 @@ impl Pool {
             .cache
             .as_ref()
             .map(|_| Cache::key(self.inner.name(), req));
+        // Recording: identical requests in flight at once wait for the first, then read its cached answer, so
+        // a recorded run is self-consistent and its replay gives the same bytes.
+        let flight = key.as_ref().and_then(|k| {
+            self.inflight
+                .lock()
+                .ok()
+                .map(|mut m| (k.clone(), m.entry(k.clone()).or_default().clone()))
+        });
+        let guard = match &flight {
+            Some((_, l)) => Some(l.clone().lock_owned().await),
+            None => None,
+        };
+        let result = self.send_once(req, key).await;
+        drop(guard);
+        if let Some((k, l)) = flight
+            && let Ok(mut m) = self.inflight.lock()
+        {
+            // Nobody else waits on this key: forget it, so the map does not grow with the run.
+            if Arc::strong_count(&l) <= 2 {
+                m.remove(&k);
+            }
+        }
+        result
+    }
+
+    async fn send_once(
+        &self,
+        req: &ChatRequest,
+        key: Option<String>,
+    ) -> Result<ChatResponse, LlmError> {
         if let (Some(cache), Some(key)) = (&self.cache, &key) {
             if let Some(hit) = cache.get(key) {
                 self.ledger.cache_hits.fetch_add(1, Ordering::Relaxed);
