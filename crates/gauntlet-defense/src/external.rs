@@ -20,6 +20,9 @@ pub struct External {
     name: String,
     axes: Axes,
     pipe: Arc<Mutex<Pipe>>,
+    /// Whether the process asked for the observed results in `history` (they are large; most defenses only
+    /// need the calls).
+    results: bool,
 }
 
 impl std::fmt::Debug for External {
@@ -109,7 +112,13 @@ impl External {
             Some(n) => format!("external:{n}"),
             None => name.clone(),
         };
-        Ok(External { name, axes, pipe })
+        let results = hello.get("history").and_then(Value::as_str) == Some("full");
+        Ok(External {
+            name,
+            axes,
+            pipe,
+            results,
+        })
     }
 }
 
@@ -117,16 +126,25 @@ struct Remote {
     name: String,
     pipe: Arc<Mutex<Pipe>>,
     policy: Value,
+    results: bool,
 }
 
-impl Policy for Remote {
-    fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Result<Decision, DefenseError> {
-        let hist: Vec<Value> = history.iter().map(|e| json!({"tool": e.call.tool, "args": e.call.args, "allowed": e.decision.allowed(), "result": e.observed})).collect();
-        let reply = exchange(
-            &self.name,
-            &self.pipe,
-            &json!({"type": "decide", "policy": self.policy, "call": {"tool": call.tool, "args": call.args}, "history": hist}),
-        )?;
+impl Remote {
+    fn request(&self, call: &ToolCall, history: &[GatewayEvent]) -> Value {
+        let hist: Vec<Value> = history
+            .iter()
+            .map(|e| {
+                if self.results {
+                    json!({"tool": e.call.tool, "args": e.call.args, "allowed": e.decision.allowed(), "result": e.observed})
+                } else {
+                    json!({"tool": e.call.tool, "args": e.call.args, "allowed": e.decision.allowed()})
+                }
+            })
+            .collect();
+        json!({"type": "decide", "policy": self.policy, "call": {"tool": call.tool, "args": call.args}, "history": hist})
+    }
+
+    fn answer(&self, reply: &Value) -> Result<Decision, DefenseError> {
         match reply.get("decision").and_then(Value::as_str) {
             Some("allow") => Ok(Decision::Allow),
             Some("deny") => Ok(Decision::Deny {
@@ -143,6 +161,64 @@ impl Policy for Remote {
                 ),
             }),
         }
+    }
+}
+
+/// Requests written before reading their answers. Small enough that the answers fit in the pipe buffer, so
+/// neither side blocks on the other.
+const PIPELINE: usize = 64;
+
+impl Policy for Remote {
+    fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Result<Decision, DefenseError> {
+        let reply = exchange(&self.name, &self.pipe, &self.request(call, history))?;
+        self.answer(&reply)
+    }
+
+    fn decide_batch(
+        &self,
+        calls: &[(ToolCall, &[GatewayEvent])],
+    ) -> Result<Vec<Decision>, DefenseError> {
+        let err = |m: String| DefenseError {
+            defense: self.name.clone(),
+            message: m,
+        };
+        let mut out = Vec::with_capacity(calls.len());
+        let mut p = self
+            .pipe
+            .lock()
+            .map_err(|_| err("the defense process pipe is poisoned".into()))?;
+        for chunk in calls.chunks(PIPELINE) {
+            let mut buf = Vec::new();
+            for (c, h) in chunk {
+                serde_json::to_writer(&mut buf, &self.request(c, h))
+                    .map_err(|e| err(e.to_string()))?;
+                buf.push(b'\n');
+            }
+            p.stdin
+                .write_all(&buf)
+                .and_then(|_| p.stdin.flush())
+                .map_err(|e| err(format!("cannot write to the defense process: {e}")))?;
+            for _ in chunk {
+                let Pipe { stdout, line, .. } = &mut *p;
+                line.clear();
+                if stdout
+                    .read_line(line)
+                    .map_err(|e| err(format!("cannot read from the defense process: {e}")))?
+                    == 0
+                {
+                    return Err(err(
+                        "the defense process closed its output (did it exit?)".into()
+                    ));
+                }
+                let reply: Value = serde_json::from_str(line.trim_end()).map_err(|e| {
+                    err(format!(
+                        "the defense process answered a line that is not JSON ({e})"
+                    ))
+                })?;
+                out.push(self.answer(&reply)?);
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -173,6 +249,7 @@ impl Defense for External {
             name: self.name.clone(),
             pipe: self.pipe.clone(),
             policy,
+            results: self.results,
         }))
     }
 }

@@ -106,6 +106,15 @@ pub trait Policy: Send + Sync {
     /// Allow or deny `call`; `history` holds the episode's earlier gateway events. An error means the defense
     /// could not decide (a crashed external process): the caller must not read it as a denial.
     fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Result<Decision, DefenseError>;
+
+    /// Decides many calls at once (each with its own history), in order. The default asks one by one; a
+    /// process-backed policy pipelines them.
+    fn decide_batch(
+        &self,
+        calls: &[(ToolCall, &[GatewayEvent])],
+    ) -> Result<Vec<Decision>, DefenseError> {
+        calls.iter().map(|(c, h)| self.decide(c, h)).collect()
+    }
 }
 
 /// A defense: prepares one policy per task.

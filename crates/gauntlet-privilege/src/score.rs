@@ -115,10 +115,15 @@ pub fn score(suite: &ProbeSuite, defense: &dyn Defense) -> Result<DefenseScore, 
         let policy = defense.prepare(&ctx)?;
         // Sinks admitted at their earliest point (point 0 is offered for every sink).
         let mut sink_admitted: BTreeMap<usize, (usize, bool)> = BTreeMap::new();
-        for p in &t.probes {
-            let allowed = policy
-                .decide(&p.call(), &t.history[..p.point.min(t.history.len())])?
-                .allowed();
+        // One batch per task: a process-backed defense pipelines it.
+        let batch: Vec<(gauntlet_core::ToolCall, &[gauntlet_core::GatewayEvent])> = t
+            .probes
+            .iter()
+            .map(|p| (p.call(), &t.history[..p.point.min(t.history.len())]))
+            .collect();
+        let verdicts = policy.decide_batch(&batch)?;
+        for (p, d) in t.probes.iter().zip(verdicts) {
+            let allowed = d.allowed();
             decisions += 1;
             match p.label {
                 Label::Allow if p.fault == "required" => {
