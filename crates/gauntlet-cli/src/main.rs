@@ -37,7 +37,7 @@ enum Command {
 struct PrivilegeArgs {
     #[command(subcommand)]
     command: Option<PrivilegeCommand>,
-    /// Case files or directories (default: the built-in suite).
+    /// Case files or directories (default: the built-in suite), or `agentdojo:FILE` (an AgentDojo export).
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
     /// Defenses to score, comma-separated: allow-all, deny-all, tool-allowlist, exact-args, policy:FILE,
@@ -741,8 +741,7 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
 fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
     match a.command {
         Some(PrivilegeCommand::Export { suites, out }) => {
-            let loaded = load_valid(&suites)?;
-            let suite = gauntlet_privilege::generate(&loaded.cases);
+            let suite = privilege_suite(&suites)?;
             std::fs::write(&out, suite.to_jsonl())
                 .with_context(|| format!("--out: cannot write {}", out.display()))?;
             let n = suite.probes().count();
@@ -766,9 +765,8 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             privilege_report(&suite, &defense, json.as_deref())
         }
         None => {
-            let loaded = load_valid(&a.suites)?;
             let started = Instant::now();
-            let suite = gauntlet_privilege::generate(&loaded.cases);
+            let suite = privilege_suite(&a.suites)?;
             eprintln!(
                 "generated and labelled {} probes of {} tasks in {:.2} s",
                 suite.probes().count(),
@@ -778,6 +776,32 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             privilege_report(&suite, &a.defense, a.json.as_deref())
         }
     }
+}
+
+/// The probe suite of `--suite`: case files and directories (default: the built-in suite), or
+/// `agentdojo:FILE`, an export written by `adapters/agentdojo/export.py`.
+fn privilege_suite(suites: &[PathBuf]) -> Result<gauntlet_privilege::ProbeSuite> {
+    let (dojo, cases): (Vec<&PathBuf>, Vec<&PathBuf>) = suites
+        .iter()
+        .partition(|p| p.to_string_lossy().starts_with("agentdojo:"));
+    let mut suite = gauntlet_privilege::ProbeSuite::default();
+    if !cases.is_empty() || dojo.is_empty() {
+        let cases: Vec<PathBuf> = cases.into_iter().cloned().collect();
+        suite
+            .tasks
+            .extend(gauntlet_privilege::generate(&load_valid(&cases)?.cases).tasks);
+    }
+    for d in dojo {
+        let path = d
+            .to_string_lossy()
+            .trim_start_matches("agentdojo:")
+            .to_string();
+        let text = std::fs::read_to_string(&path).with_context(|| format!("--suite agentdojo:{path}: cannot read the export (write it with adapters/agentdojo/export.py)"))?;
+        let s = gauntlet_privilege::agentdojo::load(&text)
+            .map_err(|e| anyhow::anyhow!("--suite agentdojo:{path}: {e}"))?;
+        suite.tasks.extend(s.tasks);
+    }
+    Ok(suite)
 }
 
 fn privilege_report(

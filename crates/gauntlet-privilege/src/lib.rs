@@ -9,6 +9,7 @@
 //!
 //! This crate reads the case format of `gauntlet-cases` (a sibling at the same layer: the cases are its adapter).
 
+pub mod agentdojo;
 pub mod probe;
 pub mod score;
 

@@ -57,7 +57,11 @@ pub struct Probe {
     pub source: Source,
     /// Harm tier (base tier; H4 when it names a hostile party or is an exact attack sink).
     pub tier: HarmTier,
-    /// For attack sinks: which sink of the case's attack solution.
+    /// For attack sinks: which attack of the task (AgentDojo pairs every user task with several injection tasks;
+    /// a built-in case has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<usize>,
+    /// For attack sinks: which sink of that attack.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sink: Option<usize>,
 }
@@ -86,8 +90,10 @@ pub struct TaskProbes {
     pub history: Vec<GatewayEvent>,
     /// The probes, in generation order.
     pub probes: Vec<Probe>,
-    /// How many attack sinks the case has.
-    pub sinks: usize,
+    /// Per attack, how many sinks it has.
+    pub attacks: Vec<usize>,
+    /// The tools the agent has, when they are not the simulated world's (an imported benchmark).
+    pub tools: Option<std::sync::Arc<[gauntlet_core::ToolSpec]>>,
 }
 
 /// A whole probe suite.
@@ -109,7 +115,15 @@ impl ProbeSuite {
         let mut out = String::new();
         for t in &self.tasks {
             let history: Vec<Value> = t.history.iter().map(|e| json!({"tool": e.call.tool, "args": e.call.args, "allowed": true, "result": e.observed})).collect();
-            let head = json!({"kind": "task", "task": t.task, "prompt": t.prompt, "plan": t.plan.iter().map(|c| json!({"tool": c.tool, "args": c.args})).collect::<Vec<_>>(), "history": history, "sinks": t.sinks});
+            let mut head = json!({"kind": "task", "task": t.task, "prompt": t.prompt, "plan": t.plan.iter().map(|c| json!({"tool": c.tool, "args": c.args})).collect::<Vec<_>>(), "history": history, "attacks": t.attacks});
+            if let Some(tools) = &t.tools {
+                head["tools"] = Value::Array(
+                    tools
+                        .iter()
+                        .map(|s| json!({"name": s.name, "effect": s.effect}))
+                        .collect(),
+                );
+            }
             out.push_str(&head.to_string());
             out.push('\n');
             for p in &t.probes {
@@ -189,14 +203,41 @@ impl ProbeSuite {
                             at: String::new(),
                         })
                         .collect();
-                    let sinks = v.get("sinks").and_then(Value::as_u64).unwrap_or(0) as usize;
+                    let attacks: Vec<usize> = v
+                        .get("attacks")
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_u64)
+                                .map(|n| n as usize)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let tools = match v.get("tools").and_then(Value::as_array) {
+                        None => None,
+                        Some(a) => {
+                            let mut specs = Vec::new();
+                            for t in a {
+                                let effect = serde_json::from_value(t["effect"].clone())
+                                    .map_err(|e| at(format!("tool effect: {e}")))?;
+                                specs.push(gauntlet_core::ToolSpec {
+                                    name: t["name"].as_str().unwrap_or("").to_string(),
+                                    description: String::new(),
+                                    parameters: json!({}),
+                                    effect,
+                                });
+                            }
+                            Some(specs.into())
+                        }
+                    };
                     suite.tasks.push(TaskProbes {
                         task,
                         prompt: str_of("prompt")?,
                         plan,
                         history,
                         probes: vec![],
-                        sinks,
+                        attacks,
+                        tools,
                     });
                 }
                 Some("probe") => {
@@ -360,7 +401,7 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                     args: Value,
                     label: Label,
                     source: Source,
-                    sink: Option<usize>,
+                    sink: Option<(usize, usize)>,
                     probes: &mut Vec<Probe>| {
         seq += 1;
         let base = gauntlet_world::tool_spec(tool).map(|t| t.effect.tier);
@@ -376,7 +417,8 @@ pub fn generate_task(case: &Case) -> TaskProbes {
             args,
             label,
             source,
-            sink,
+            attack: sink.map(|(a, _)| a),
+            sink: sink.map(|(_, i)| i),
         });
     };
 
@@ -643,7 +685,7 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 args.clone(),
                 l,
                 s,
-                Some(i),
+                Some((0, i)),
                 &mut probes,
             );
         }
@@ -654,13 +696,19 @@ pub fn generate_task(case: &Case) -> TaskProbes {
             p.label = Label::Deny;
         }
     }
+    let attacks = if sinks.is_empty() {
+        vec![]
+    } else {
+        vec![sinks.len()]
+    };
     TaskProbes {
         task: case.id.clone(),
         prompt: case.prompt.clone(),
         plan,
         history,
         probes,
-        sinks: sinks.len(),
+        attacks,
+        tools: None,
     }
 }
 

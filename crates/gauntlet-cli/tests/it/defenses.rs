@@ -174,3 +174,66 @@ fn privilege_scores_the_baselines_and_exports_once_to_score_many() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("line 1:"), "{}", stderr(&o));
 }
+
+/// The AgentDojo export, written by `.ci/run` (adapters/agentdojo/export.py with agentdojo 0.1.35 from PyPI).
+fn agentdojo_export() -> Option<String> {
+    match std::env::var("GAUNTLET_AGENTDOJO_EXPORT") {
+        Ok(p) => Some(p),
+        Err(_) if std::env::var_os("CI").is_some() => {
+            panic!("CI must export AgentDojo and set GAUNTLET_AGENTDOJO_EXPORT (see .ci/run)")
+        }
+        Err(_) => {
+            eprintln!(
+                "skipped: set GAUNTLET_AGENTDOJO_EXPORT to an export of adapters/agentdojo/export.py to run this test"
+            );
+            None
+        }
+    }
+}
+
+#[test]
+fn baselines_bound_the_scale_on_the_agentdojo_export() {
+    let Some(export) = agentdojo_export() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let json = dir.path().join("p.json");
+    let o = gauntlet(&[
+        "privilege",
+        "--suite",
+        &format!("agentdojo:{export}"),
+        "--json",
+        &json.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        crate::stdout(&o).contains("Privilege: 97 tasks"),
+        "{}",
+        crate::stdout(&o)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = |name: &str| {
+        v["defenses"]
+            .as_array()
+            .and_then(|a| a.iter().find(|d| d["defense"] == name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let axis = |name: &str, a: &str| {
+        d(name)["leakage_by_axis"]
+            .as_array()
+            .and_then(|x| x.iter().find(|x| x["axis"] == a))
+            .map(|x| x["leakage"].clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(d("allow-all")["leakage"], 1.0);
+    assert_eq!(d("allow-all")["attack_admission"]["value"], 1.0);
+    assert_eq!(d("deny-all")["gate_passed"], false);
+    assert_eq!(d("exact-args")["sufficiency"]["value"], 1.0);
+    assert_eq!(d("exact-args")["leakage"], 0.0);
+    assert_eq!(d("exact-args")["attack_admission"]["k"], 0);
+    assert_eq!(d("tool-allowlist")["sufficiency"]["value"], 1.0);
+    assert_eq!(axis("tool-allowlist", "parameter"), 1.0);
+    assert_eq!(axis("tool-allowlist", "tool"), 0.0);
+}
