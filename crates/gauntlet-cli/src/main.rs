@@ -784,8 +784,14 @@ fn privilege_suite(suites: &[PathBuf]) -> Result<gauntlet_privilege::ProbeSuite>
     let (dojo, cases): (Vec<&PathBuf>, Vec<&PathBuf>) = suites
         .iter()
         .partition(|p| p.to_string_lossy().starts_with("agentdojo:"));
+    // `builtin` names the embedded suite (the default when no case path is given).
+    let builtin_named = suites.iter().any(|p| p.as_os_str() == "builtin");
+    let cases: Vec<&PathBuf> = cases
+        .into_iter()
+        .filter(|p| p.as_os_str() != "builtin")
+        .collect();
     let mut suite = gauntlet_privilege::ProbeSuite::default();
-    if !cases.is_empty() || dojo.is_empty() {
+    if !cases.is_empty() || dojo.is_empty() || builtin_named {
         let cases: Vec<PathBuf> = cases.into_iter().cloned().collect();
         suite
             .tasks
