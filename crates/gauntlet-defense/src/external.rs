@@ -1,10 +1,11 @@
-//! `external:COMMAND`: a defense written in any language, as a process speaking JSON lines on stdin/stdout.
-//! One process serves the whole run; requests are serialized. The protocol is in `docs/defenses.md`.
+//! `external:COMMAND` and `external:http://…`: a defense written in any language, as a process speaking JSON
+//! lines on stdin/stdout or as an HTTP endpoint taking the same JSON messages as POST bodies. One process or
+//! connection serves the whole run; requests are serialized. The protocol is in `docs/defenses.md`.
 
 use crate::{Axes, Defense, DefenseError, Policy, TaskContext};
 use gauntlet_core::{Decision, GatewayEvent, ToolCall};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
@@ -15,13 +16,142 @@ struct Pipe {
     line: String,
 }
 
-/// A defense process.
+impl Pipe {
+    fn read_answer(&mut self) -> Result<Value, String> {
+        self.line.clear();
+        let n = self
+            .stdout
+            .read_line(&mut self.line)
+            .map_err(|e| format!("cannot read from the defense process: {e}"))?;
+        if n == 0 {
+            return Err("the defense process closed its output (did it exit?)".into());
+        }
+        serde_json::from_str(self.line.trim_end()).map_err(|e| {
+            format!(
+                "the defense process answered a line that is not JSON ({e}): {}",
+                self.line.trim_end().chars().take(200).collect::<String>()
+            )
+        })
+    }
+}
+
+/// A keep-alive HTTP/1.1 connection to a defense endpoint (plain http; put a local proxy in front of https).
+struct Http {
+    authority: String,
+    path: String,
+    conn: Option<BufReader<std::net::TcpStream>>,
+}
+
+impl Http {
+    fn parse(url: &str) -> Result<Http, String> {
+        if url.starts_with("https://") {
+            return Err("https endpoints are not supported: serve the defense on plain http on loopback, or put a local proxy in front".into());
+        }
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or("the endpoint must be an http:// URL")?;
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        if authority.is_empty() {
+            return Err("the endpoint URL has no host".into());
+        }
+        Ok(Http {
+            authority: authority.to_string(),
+            path: path.to_string(),
+            conn: None,
+        })
+    }
+
+    fn post(&mut self, body: &[u8]) -> Result<Value, String> {
+        // One retry on a fresh connection: the server may have closed a kept-alive one.
+        self.post_once(body).or_else(|_| {
+            self.conn = None;
+            self.post_once(body)
+        })
+    }
+
+    fn post_once(&mut self, body: &[u8]) -> Result<Value, String> {
+        if self.conn.is_none() {
+            let stream = std::net::TcpStream::connect(&self.authority)
+                .map_err(|e| format!("cannot connect to {}: {e}", self.authority))?;
+            let _ = stream.set_nodelay(true);
+            self.conn = Some(BufReader::new(stream));
+        }
+        let Some(conn) = self.conn.as_mut() else {
+            return Err("no connection".into());
+        };
+        let head = format!(
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n",
+            self.path,
+            self.authority,
+            body.len()
+        );
+        let w = conn.get_mut();
+        w.write_all(head.as_bytes())
+            .and_then(|_| w.write_all(body))
+            .and_then(|_| w.flush())
+            .map_err(|e| format!("cannot send: {e}"))?;
+        let mut line = String::new();
+        conn.read_line(&mut line)
+            .map_err(|e| format!("cannot read the status line: {e}"))?;
+        let status: u16 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("not an HTTP response: {}", line.trim_end()))?;
+        let (mut length, mut close) = (None, false);
+        loop {
+            line.clear();
+            conn.read_line(&mut line)
+                .map_err(|e| format!("cannot read a header: {e}"))?;
+            let h = line.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                match k.trim().to_ascii_lowercase().as_str() {
+                    "content-length" => length = v.trim().parse::<usize>().ok(),
+                    "connection" => close = v.trim().eq_ignore_ascii_case("close"),
+                    _ => {}
+                }
+            }
+        }
+        let n = length.ok_or("the endpoint must answer with a Content-Length header")?;
+        let mut buf = vec![0u8; n];
+        conn.read_exact(&mut buf)
+            .map_err(|e| format!("cannot read the body: {e}"))?;
+        if close {
+            self.conn = None;
+        }
+        if !(200..300).contains(&status) {
+            return Err(format!(
+                "HTTP {status}: {}",
+                String::from_utf8_lossy(&buf)
+                    .chars()
+                    .take(200)
+                    .collect::<String>()
+            ));
+        }
+        serde_json::from_slice(&buf)
+            .map_err(|e| format!("the endpoint answered a body that is not JSON ({e})"))
+    }
+}
+
+/// How requests reach the defense.
+enum Transport {
+    Stdio(Pipe),
+    Http(Http),
+}
+
+/// A process or endpoint defense.
 pub struct External {
     name: String,
     axes: Axes,
-    pipe: Arc<Mutex<Pipe>>,
-    /// Whether the process asked for the observed results in `history` (they are large; most defenses only
-    /// need the calls).
+    transport: Arc<Mutex<Transport>>,
+    /// Whether the defense asked for the observed results in `history` (they are large; most defenses only need
+    /// the calls).
     results: bool,
 }
 
@@ -35,59 +165,57 @@ impl std::fmt::Debug for External {
 
 impl Drop for External {
     fn drop(&mut self) {
-        if let Ok(mut p) = self.pipe.lock() {
+        if let Ok(mut t) = self.transport.lock()
+            && let Transport::Stdio(p) = &mut *t
+        {
             let _ = p.child.kill();
             let _ = p.child.wait();
         }
     }
 }
 
-fn exchange(name: &str, pipe: &Mutex<Pipe>, request: &Value) -> Result<Value, DefenseError> {
+fn exchange(
+    name: &str,
+    transport: &Mutex<Transport>,
+    request: &Value,
+) -> Result<Value, DefenseError> {
     let err = |m: String| DefenseError {
         defense: name.to_string(),
         message: m,
     };
-    let mut p = pipe
+    let mut t = transport
         .lock()
-        .map_err(|_| err("the defense process pipe is poisoned".into()))?;
+        .map_err(|_| err("the defense connection is poisoned".into()))?;
     let mut msg = serde_json::to_vec(request).map_err(|e| err(e.to_string()))?;
-    msg.push(b'\n');
-    p.stdin
-        .write_all(&msg)
-        .and_then(|_| p.stdin.flush())
-        .map_err(|e| err(format!("cannot write to the defense process: {e}")))?;
-    let Pipe { stdout, line, .. } = &mut *p;
-    line.clear();
-    let n = stdout
-        .read_line(line)
-        .map_err(|e| err(format!("cannot read from the defense process: {e}")))?;
-    if n == 0 {
-        return Err(err(
-            "the defense process closed its output (did it exit?)".into()
-        ));
+    match &mut *t {
+        Transport::Http(h) => h.post(&msg).map_err(err),
+        Transport::Stdio(p) => {
+            msg.push(b'\n');
+            p.stdin
+                .write_all(&msg)
+                .and_then(|_| p.stdin.flush())
+                .map_err(|e| err(format!("cannot write to the defense process: {e}")))?;
+            p.read_answer().map_err(err)
+        }
     }
-    serde_json::from_str(line.trim_end()).map_err(|e| {
-        err(format!(
-            "the defense process answered a line that is not JSON ({e}): {}",
-            line.trim_end().chars().take(200).collect::<String>()
-        ))
-    })
 }
 
 impl External {
-    /// Starts `command` with `sh -c` and performs the hello handshake (the process names itself and its axes).
-    pub fn start(command: &str) -> Result<External, DefenseError> {
-        let name = format!("external:{command}");
+    /// Starts `target`: an `http://` endpoint, or a command run with `sh -c`; then performs the hello handshake
+    /// (the defense names itself and its axes).
+    pub fn start(target: &str) -> Result<External, DefenseError> {
+        let name = format!("external:{target}");
         let err = |m: String| DefenseError {
             defense: name.clone(),
             message: m,
         };
-        if command.starts_with("http://") || command.starts_with("https://") {
-            return Err(err("HTTP endpoints are not supported yet: run the defense as a process (external:COMMAND)".into()));
+        if target.starts_with("http://") || target.starts_with("https://") {
+            let http = Http::parse(target).map_err(err)?;
+            return External::handshake(name.clone(), Transport::Http(http));
         }
         let mut child = Command::new("sh")
             .arg("-c")
-            .arg(command)
+            .arg(target)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -96,27 +224,38 @@ impl External {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(err("cannot open the process's stdin/stdout".into()));
         };
-        let pipe = Arc::new(Mutex::new(Pipe {
-            child,
-            stdin,
-            stdout: BufReader::new(stdout),
-            line: String::new(),
-        }));
-        let hello = exchange(&name, &pipe, &json!({"type": "hello", "protocol": 1}))?;
+        External::handshake(
+            name.clone(),
+            Transport::Stdio(Pipe {
+                child,
+                stdin,
+                stdout: BufReader::new(stdout),
+                line: String::new(),
+            }),
+        )
+    }
+
+    fn handshake(name: String, transport: Transport) -> Result<External, DefenseError> {
+        let transport = Arc::new(Mutex::new(transport));
+        let hello = exchange(&name, &transport, &json!({"type": "hello", "protocol": 1}))?;
         let axes = match hello.get("axes").and_then(Value::as_array) {
-            Some(a) => Axes::parse(a.iter().filter_map(Value::as_str))
-                .map_err(|e| err(format!("hello: {e}")))?,
+            Some(a) => {
+                Axes::parse(a.iter().filter_map(Value::as_str)).map_err(|e| DefenseError {
+                    defense: name.clone(),
+                    message: format!("hello: {e}"),
+                })?
+            }
             None => Axes::NONE,
         };
         let name = match hello.get("name").and_then(Value::as_str) {
             Some(n) => format!("external:{n}"),
-            None => name.clone(),
+            None => name,
         };
         let results = hello.get("history").and_then(Value::as_str) == Some("full");
         Ok(External {
             name,
             axes,
-            pipe,
+            transport,
             results,
         })
     }
@@ -124,10 +263,14 @@ impl External {
 
 struct Remote {
     name: String,
-    pipe: Arc<Mutex<Pipe>>,
+    transport: Arc<Mutex<Transport>>,
     policy: Value,
     results: bool,
 }
+
+/// Requests written before reading their answers (stdio). Small enough that the answers fit in the pipe
+/// buffer, so neither side blocks on the other.
+const PIPELINE: usize = 64;
 
 impl Remote {
     fn request(&self, call: &ToolCall, history: &[GatewayEvent]) -> Value {
@@ -164,13 +307,9 @@ impl Remote {
     }
 }
 
-/// Requests written before reading their answers. Small enough that the answers fit in the pipe buffer, so
-/// neither side blocks on the other.
-const PIPELINE: usize = 64;
-
 impl Policy for Remote {
     fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Result<Decision, DefenseError> {
-        let reply = exchange(&self.name, &self.pipe, &self.request(call, history))?;
+        let reply = exchange(&self.name, &self.transport, &self.request(call, history))?;
         self.answer(&reply)
     }
 
@@ -182,11 +321,15 @@ impl Policy for Remote {
             defense: self.name.clone(),
             message: m,
         };
-        let mut out = Vec::with_capacity(calls.len());
-        let mut p = self
-            .pipe
+        let mut t = self
+            .transport
             .lock()
-            .map_err(|_| err("the defense process pipe is poisoned".into()))?;
+            .map_err(|_| err("the defense connection is poisoned".into()))?;
+        let Transport::Stdio(p) = &mut *t else {
+            drop(t);
+            return calls.iter().map(|(c, h)| self.decide(c, h)).collect();
+        };
+        let mut out = Vec::with_capacity(calls.len());
         for chunk in calls.chunks(PIPELINE) {
             let mut buf = Vec::new();
             for (c, h) in chunk {
@@ -199,22 +342,7 @@ impl Policy for Remote {
                 .and_then(|_| p.stdin.flush())
                 .map_err(|e| err(format!("cannot write to the defense process: {e}")))?;
             for _ in chunk {
-                let Pipe { stdout, line, .. } = &mut *p;
-                line.clear();
-                if stdout
-                    .read_line(line)
-                    .map_err(|e| err(format!("cannot read from the defense process: {e}")))?
-                    == 0
-                {
-                    return Err(err(
-                        "the defense process closed its output (did it exit?)".into()
-                    ));
-                }
-                let reply: Value = serde_json::from_str(line.trim_end()).map_err(|e| {
-                    err(format!(
-                        "the defense process answered a line that is not JSON ({e})"
-                    ))
-                })?;
+                let reply = p.read_answer().map_err(err)?;
                 out.push(self.answer(&reply)?);
             }
         }
@@ -238,7 +366,7 @@ impl Defense for External {
         let tools: Vec<&str> = task.tools.iter().map(|t| t.name.as_str()).collect();
         let reply = exchange(
             &self.name,
-            &self.pipe,
+            &self.transport,
             &json!({"type": "prepare", "task": {"id": task.case_id, "prompt": task.prompt, "solution": solution, "tools": tools}}),
         )?;
         let policy = reply
@@ -247,7 +375,7 @@ impl Defense for External {
             .unwrap_or_else(|| json!(task.case_id));
         Ok(Box::new(Remote {
             name: self.name.clone(),
-            pipe: self.pipe.clone(),
+            transport: self.transport.clone(),
             policy,
             results: self.results,
         }))
@@ -289,6 +417,67 @@ mod tests {
             args: json!({"to": ["eve@evil.test"]}),
         };
         assert!(matches!(p.decide(&send, &[]), Ok(Decision::Deny { .. })));
+    }
+
+    #[test]
+    fn the_http_example_speaks_the_same_protocol() {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/defenses/allowlist_http.py");
+        let mut server = std::process::Command::new("python3")
+            .arg(&script)
+            .args(["--port", "0"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut first = String::new();
+        if let Some(out) = server.stdout.take() {
+            let _ = std::io::BufReader::new(out).read_line(&mut first);
+        }
+        let port = first
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected: {first}"))
+            .to_string();
+        let d = External::start(&format!("http://127.0.0.1:{port}/decide"));
+        let result = d.map(|d| {
+            let sol = [ToolCall {
+                id: "s".into(),
+                tool: "mail.read".into(),
+                args: json!({"id": "m1"}),
+            }];
+            let ctx = TaskContext {
+                case_id: "c1",
+                prompt: "p",
+                solution: &sol,
+                tools: &[],
+            };
+            let p = d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}"));
+            let send = ToolCall {
+                id: "x".into(),
+                tool: "mail.send".into(),
+                args: json!({"to": ["eve@evil.test"]}),
+            };
+            (
+                d.name().to_string(),
+                p.decide(&sol[0], &[]).map(|d| d.allowed()),
+                p.decide(&send, &[]).map(|d| d.allowed()),
+            )
+        });
+        let _ = server.kill();
+        let _ = server.wait();
+        let (name, ok, send) = result.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(name, "external:python-allowlist");
+        assert_eq!((ok, send), (Ok(true), Ok(false)));
+        let e = External::start("https://example.test/decide")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("https endpoints are not supported"), "{e}");
+        let e = External::start("http://127.0.0.1:9/decide")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("cannot connect"), "{e}");
     }
 
     #[test]
