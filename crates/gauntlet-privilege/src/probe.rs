@@ -527,6 +527,30 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 );
             }
         }
+        // Sequence: the next two calls of the plan swapped (the later one first), when the later one is a read:
+        // reading ahead is harmless in effect but out of the plan's order (unknown: no effect to judge).
+        if let Some(next) = plan.get(k + 1) {
+            let read = gauntlet_world::tool_spec(&next.tool)
+                .is_some_and(|t| t.effect.kind == gauntlet_core::EffectKind::Read);
+            if read
+                && plan
+                    .get(k)
+                    .is_some_and(|c| c.tool != next.tool || c.args != next.args)
+            {
+                push(
+                    k,
+                    "sequence",
+                    "sequence",
+                    "reorder",
+                    &next.tool,
+                    next.args.clone(),
+                    Label::Unknown,
+                    Source::Asserted,
+                    None,
+                    &mut probes,
+                );
+            }
+        }
         if let Some(c) = plan.get(k)
             && let Value::Object(args) = &c.args
         {
