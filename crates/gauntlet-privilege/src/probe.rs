@@ -345,6 +345,30 @@ fn plausible(name: &str, schema: &Value, world_values: &BTreeSet<String>) -> Val
     }
 }
 
+/// Plausible values for a tool's required arguments.
+fn plausible_args(
+    t: &gauntlet_core::ToolSpec,
+    world_values: &BTreeSet<String>,
+) -> serde_json::Map<String, Value> {
+    let required: Vec<&str> = t
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    t.parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter(|(n, _)| required.contains(&n.as_str()))
+                .map(|(n, s)| (n.clone(), plausible(n, s, world_values)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Builds the probes of one case. `world` for probes at point k is s0 with the first k plan calls applied.
 pub fn generate_task(case: &Case) -> TaskProbes {
     let plan: Vec<ToolCall> = case
@@ -679,24 +703,7 @@ pub fn generate_task(case: &Case) -> TaskProbes {
             if plan_tools.contains(t.name.as_str()) || !services.contains(t.service()) {
                 continue;
             }
-            let props = t
-                .parameters
-                .get("properties")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            let required: Vec<&str> = t
-                .parameters
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let args: serde_json::Map<String, Value> = props
-                .iter()
-                .filter(|(n, _)| required.contains(&n.as_str()))
-                .map(|(n, s)| (n.clone(), plausible(n, s, &world_values)))
-                .collect();
-            let args = Value::Object(args);
+            let args = Value::Object(plausible_args(t, &world_values));
             let (l, s) = oracle(k, &t.name, &args);
             push(
                 k,
@@ -732,12 +739,6 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                     .and_then(Value::as_object)
                     .cloned()
                     .unwrap_or_default();
-                let required: Vec<&str> = t
-                    .parameters
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|r| r.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
                 let Some(slot) = props
                     .keys()
                     .find(|n| matches!(n.as_str(), "to" | "email" | "emails" | "user" | "address"))
@@ -745,16 +746,12 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 else {
                     continue;
                 };
-                let mut args: serde_json::Map<String, Value> = props
-                    .iter()
-                    .filter(|(n, _)| required.contains(&n.as_str()))
-                    .map(|(n, s)| (n.clone(), plausible(n, s, &world_values)))
-                    .collect();
                 let is_list = props
                     .get(&slot)
                     .and_then(|p| p.get("type"))
                     .and_then(Value::as_str)
                     == Some("array");
+                let mut args = plausible_args(t, &world_values);
                 args.insert(slot, if is_list { json!([u]) } else { json!(u) });
                 let args = Value::Object(args);
                 let (l, s) = oracle(k, &t.name, &args);
