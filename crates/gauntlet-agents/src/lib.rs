@@ -12,10 +12,12 @@
 //! Model-backed targets: [`LlmTarget`] (Gauntlet runs the tool-calling loop over a chat model) and
 //! [`HttpTarget`] (an app behind an HTTP endpoint).
 
+pub mod chat;
 pub mod http;
 pub mod llm;
 pub mod reference;
 
+pub use chat::{CANARY, CHAT_TARGETS, ChatTarget};
 pub use http::HttpTarget;
 pub use llm::{DEFAULT_SYSTEM_PROMPT, LlmTarget};
 pub use reference::{ReferenceAgent, ReferenceKind};

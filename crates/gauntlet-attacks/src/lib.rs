@@ -6,6 +6,7 @@
 pub mod encoding;
 pub mod model;
 pub mod scripted;
+pub mod transforms;
 
 pub use model::{Attacker, ModelController};
 pub use scripted::{AttackPlan, ScriptedController};

@@ -2,6 +2,9 @@
 //! reply text) and task-success checks, both CEL over the same bindings. The refusal screen lives in
 //! `gauntlet_core::refusal` so controllers can use it too.
 
+pub mod detectors;
+pub mod redteam;
+
 use gauntlet_core::predicate::CelValue;
 use gauntlet_core::{Bindings, Evidence, GatewayEvent, Level, Predicate, PredicateError, Verdict};
 use serde_json::{Value, json};

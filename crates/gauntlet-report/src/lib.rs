@@ -4,4 +4,4 @@ pub mod json;
 pub mod table;
 
 pub use json::JsonSink;
-pub use table::{privilege_table, risk_env_table, rung_table, target_setting_table};
+pub use table::{privilege_table, redteam_table, risk_env_table, rung_table, target_setting_table};

@@ -161,3 +161,35 @@ pub fn privilege_table(scores: &[gauntlet_privilege::DefenseScore]) -> String {
     }
     t.to_string()
 }
+
+/// A red-team overview: one row per key with passing, failing, errored, unjudged, pass rate and status.
+pub fn redteam_table(
+    what: &str,
+    rows: &std::collections::BTreeMap<String, gauntlet_redteam::job::Tally>,
+) -> String {
+    let mut t = table(vec![
+        what,
+        "passing",
+        "failing",
+        "errored",
+        "unjudged",
+        "pass rate",
+        "status",
+    ]);
+    for (k, v) in rows {
+        t.add_row(vec![
+            Cell::new(k),
+            Cell::new(v.passing).set_alignment(CellAlignment::Right),
+            Cell::new(v.failing).set_alignment(CellAlignment::Right),
+            Cell::new(v.errored).set_alignment(CellAlignment::Right),
+            Cell::new(v.unjudged).set_alignment(CellAlignment::Right),
+            Cell::new(
+                v.pass_rate
+                    .map_or("–".into(), |r| format!("{:.1}%", r * 100.0)),
+            )
+            .set_alignment(CellAlignment::Right),
+            Cell::new(v.status()),
+        ]);
+    }
+    t.to_string()
+}
