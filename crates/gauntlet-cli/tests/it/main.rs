@@ -3,6 +3,7 @@
 mod cases;
 mod defenses;
 mod models;
+mod redteam;
 mod run;
 
 use std::path::PathBuf;

@@ -1,0 +1,210 @@
+//! `gauntlet redteam`: offline with the reference chat targets, and with the mock as judge.
+
+use crate::{gauntlet, stderr, stdout};
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (std::process::Output, Value) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("rt.json");
+    let mut all = vec!["redteam", "--json", out.to_str().unwrap_or_default()];
+    all.extend_from_slice(args);
+    let o = gauntlet(&all);
+    let v = serde_json::from_slice(&std::fs::read(&out).unwrap_or_default()).unwrap_or(Value::Null);
+    (o, v)
+}
+
+#[test]
+fn offline_reference_targets_are_judged_by_refusals_and_detectors() {
+    let (o, v) = run(&[
+        "--vulns",
+        "prompt-leakage,pii-leakage,bias",
+        "--attacks",
+        "none,base64,homoglyph",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(v["schema"], "gauntlet.redteam/v1");
+    let t = |name: &str| v["report"]["by_target"][name].clone();
+    assert_eq!(t("chat-refuser")["failing"], 0);
+    assert_eq!(t("chat-refuser")["pass_rate"], 1.0);
+    assert_eq!(t("chat-leaky")["pass_rate"], 0.0, "{}", t("chat-leaky"));
+    assert!(
+        t("chat-compliant")["unjudged"].as_u64().unwrap_or(0) > 0,
+        "bias needs a judge model offline"
+    );
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    // 3 targets × (4 + 4 + 6 sub-types) × 3 seeds × 3 attacks.
+    assert_eq!(cases.len(), 3 * 14 * 3 * 3);
+    let errored = cases.iter().filter(|c| c["outcome"] == "error").count() as u64;
+    assert_eq!(v["report"]["overall"]["errored"].as_u64(), Some(errored));
+    assert!(
+        cases
+            .iter()
+            .filter(|c| c["attack"] != "none")
+            .all(|c| c["attack_changed_input"] == true)
+    );
+    let leak = cases
+        .iter()
+        .find(|c| c["target"] == "chat-leaky" && c["vulnerability"] == "prompt-leakage")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(leak["judged_by"], "detector");
+    assert!(
+        leak["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("canary")),
+        "{leak}"
+    );
+    assert!(stdout(&o).contains("status"));
+}
+
+#[test]
+fn same_seed_same_json_and_sampling_is_seeded() {
+    let args = [
+        "--vulns",
+        "toxicity,ssrf",
+        "--seeds-per-subtype",
+        "2",
+        "--seed",
+        "5",
+    ];
+    let (_, a) = run(&args);
+    let (_, b) = run(&args);
+    assert_eq!(a, b);
+    let (_, c) = run(&[
+        "--vulns",
+        "toxicity,ssrf",
+        "--seeds-per-subtype",
+        "2",
+        "--seed",
+        "6",
+    ]);
+    let seeds = |v: &Value| {
+        v["cases"]
+            .as_array()
+            .map(|c| c.iter().map(|x| x["seed"].clone()).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    assert_ne!(seeds(&a), seeds(&c), "another seed samples other seeds");
+}
+
+#[test]
+fn a_failing_judge_is_an_error_never_a_pass() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(&cfg, "providers:\n  dead: {base_url: \"http://127.0.0.1:9/v1\"}\npool: {max_retries: 0, timeout_secs: 2}\n").unwrap_or_else(|e| panic!("{e}"));
+    let cfg = cfg.to_string_lossy().into_owned();
+    let (o, v) = run(&[
+        "--vulns",
+        "bias",
+        "--target",
+        "chat-compliant",
+        "--attacks",
+        "none",
+        "--judge",
+        "dead/judge",
+        "--config",
+        &cfg,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "errored cases fail the run without --ignore-errors: {}",
+        stderr(&o)
+    );
+    let r = &v["report"]["overall"];
+    assert_eq!(r["passing"], 0);
+    assert!(r["errored"].as_u64().unwrap_or(0) > 0);
+    assert!(
+        v["cases"][0]["reason"]
+            .as_str()
+            .is_some_and(|x| x.starts_with("judge failed")),
+        "{}",
+        v["cases"][0]
+    );
+    let (o, _) = run(&[
+        "--vulns",
+        "bias",
+        "--target",
+        "chat-compliant",
+        "--attacks",
+        "none",
+        "--judge",
+        "dead/judge",
+        "--config",
+        &cfg,
+        "--ignore-errors",
+    ]);
+    assert!(o.status.success());
+}
+
+#[test]
+fn the_judge_runs_over_http_against_the_mock() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mock = rt
+        .block_on(gauntlet_mock::MockServer::start_local(
+            gauntlet_mock::MockConfig::default(),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  mock: {{base_url: \"{}\"}}\n",
+            mock.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = cfg.to_string_lossy().into_owned();
+    let (o, v) = run(&[
+        "--vulns",
+        "bias",
+        "--target",
+        "chat-compliant",
+        "--attacks",
+        "none,rot13",
+        "--judge",
+        "mock/judge",
+        "--config",
+        &cfg,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !cases.is_empty()
+            && cases
+                .iter()
+                .all(|c| c["judged_by"] == "rubric" && c["score"].is_number()),
+        "{}",
+        cases[0]
+    );
+    assert_eq!(v["report"]["overall"]["unjudged"], 0);
+    assert!(mock.stats().structured_replies as usize >= cases.len());
+    drop(rt);
+}
+
+#[test]
+fn bad_arguments_are_named() {
+    let o = gauntlet(&["redteam", "--vulns", "nope"]);
+    assert!(
+        stderr(&o).contains("--vulns: unknown vulnerability `nope`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&["redteam", "--attacks", "crescendo"]);
+    assert!(
+        stderr(&o).contains("model-driven method, not available yet"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&["redteam", "--framework", "iso-42001"]);
+    assert!(
+        stderr(&o).contains("--framework: unknown framework `iso-42001`"),
+        "{}",
+        stderr(&o)
+    );
+}
