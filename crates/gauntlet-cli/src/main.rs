@@ -57,6 +57,10 @@ struct RedteamArgs {
     /// rest is reported as unjudged.
     #[arg(long, value_name = "MODEL")]
     judge: Option<String>,
+    /// An attacker model (`provider/model`) for the model-driven methods (roleplay, prompt-injection, …); without
+    /// one, each method's template is used and the case is marked `attack_fallback`.
+    #[arg(long, value_name = "MODEL")]
+    attacker: Option<String>,
     /// Seed for sampling.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -898,6 +902,19 @@ fn privilege_report(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The attack methods `--attacks` accepts, for error messages.
+fn available_attacks() -> String {
+    std::iter::once("none")
+        .chain(gauntlet_attacks::transforms::TRANSFORMS.iter().copied())
+        .chain(
+            gauntlet_redteam::model_attacks::METHODS
+                .iter()
+                .map(|(m, _, _)| *m),
+        )
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
     let catalogue = gauntlet_redteam::catalog::builtin()
         .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
@@ -936,7 +953,10 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
                 .categories
                 .iter()
                 .flat_map(|c| c.attacks.iter().cloned())
-                .filter(|x| gauntlet_attacks::transforms::is_transform(x))
+                .filter(|x| {
+                    gauntlet_attacks::transforms::is_transform(x)
+                        || gauntlet_redteam::model_attacks::is_model_method(x)
+                })
                 .collect();
             set.insert("none".into());
             attacks = set.into_iter().collect();
@@ -972,16 +992,16 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
         );
     }
     for at in &attacks {
-        if gauntlet_redteam::attacks::MODEL_METHODS.contains(&at.as_str()) {
+        if gauntlet_redteam::attacks::MULTI_TURN_METHODS.contains(&at.as_str()) {
             bail!(
-                "--attacks: `{at}` is a model-driven method, not available yet; available: none, {}",
-                gauntlet_attacks::transforms::TRANSFORMS.join(", ")
+                "--attacks: `{at}` is a multi-turn method, not available yet; available: {}",
+                available_attacks()
             );
         }
         if !gauntlet_redteam::attacks::is_attack(at) {
             bail!(
-                "--attacks: unknown attack `{at}`; available: none, {}",
-                gauntlet_attacks::transforms::TRANSFORMS.join(", ")
+                "--attacks: unknown attack `{at}`; available: {}",
+                available_attacks()
             );
         }
     }
@@ -1008,6 +1028,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
             .filter(|n| gauntlet_agents::ChatTarget::from_name(n).is_none())
             .cloned()
             .chain(a.judge.clone())
+            .chain(a.attacker.clone())
             .collect(),
         config: a.config.clone(),
         cache: "off".into(),
@@ -1045,13 +1066,24 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
         Some(j) => Some(models.pool("judge", j, "--judge")?),
         None => None,
     };
-    let handle = if judge_pool.is_some() {
+    let attacker_pool = match &a.attacker {
+        Some(m) => Some(models.pool("attacker", m, "--attacker")?),
+        None => None,
+    };
+    let handle = if judge_pool.is_some() || attacker_pool.is_some() {
         Some(models.handle()?)
     } else {
         None
     };
     let judge_model = match (&judge_pool, &handle) {
         (Some(p), Some(h)) => Some(gauntlet_judge::redteam::JudgeModel {
+            model: p.as_ref(),
+            runtime: h,
+        }),
+        _ => None,
+    };
+    let attacker = match (&attacker_pool, &handle) {
+        (Some(p), Some(h)) => Some(gauntlet_redteam::model_attacks::Attacker {
             model: p.as_ref(),
             runtime: h,
         }),
@@ -1071,7 +1103,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
             let f = std::fs::File::create(p)
                 .with_context(|| format!("--json: cannot create {}", p.display()))?;
             let mut w = std::io::BufWriter::new(f);
-            let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge});
+            let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge, "attacker": a.attacker});
             let head = head.to_string();
             write!(w, "{},\"cases\":[", head.strip_suffix('}').unwrap_or(&head))?;
             Some(w)
@@ -1088,8 +1120,15 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
         Ok(())
     };
     let started = Instant::now();
-    let report =
-        gauntlet_redteam::run(&catalogue, &vulns, &targets, &rcfg, judge_model, &mut sink)?;
+    let report = gauntlet_redteam::run(
+        &catalogue,
+        &vulns,
+        &targets,
+        &rcfg,
+        judge_model,
+        attacker,
+        &mut sink,
+    )?;
     if let Some(mut w) = writer {
         write!(w, "\n],\"report\":")?;
         serde_json::to_writer(&mut w, &report)?;
@@ -1156,6 +1195,18 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
             out,
             "{} attacked cases left their input unchanged (recorded per case as attack_changed_input).",
             report.attacks_unchanged
+        )?;
+    }
+    if report.attacks_fallback > 0 {
+        writeln!(
+            out,
+            "{} model-driven attacks used the method's template instead of the attacker model{} (recorded per case as attack_fallback).",
+            report.attacks_fallback,
+            if a.attacker.is_none() {
+                " (no --attacker)"
+            } else {
+                ""
+            }
         )?;
     }
     eprintln!(

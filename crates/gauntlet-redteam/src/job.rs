@@ -44,6 +44,8 @@ pub struct RtCase {
     pub input: String,
     /// Whether the attack changed the input.
     pub attack_changed_input: bool,
+    /// For model-driven methods: why the method's template stood in for the attacker model, if it did.
+    pub attack_fallback: Option<String>,
     /// The target's reply.
     pub output: String,
     /// The target's tool calls.
@@ -110,6 +112,8 @@ pub struct Report {
     pub by_framework: BTreeMap<String, Tally>,
     /// Cases whose attack left the input unchanged.
     pub attacks_unchanged: u64,
+    /// Model-driven attacks whose template stood in for the attacker model (no model, a failure or a refusal).
+    pub attacks_fallback: u64,
 }
 
 struct Planned<'a> {
@@ -127,6 +131,7 @@ pub fn run(
     targets: &[Box<dyn Target>],
     config: &RedTeamConfig,
     judge_model: Option<JudgeModel<'_>>,
+    attacker: Option<crate::model_attacks::Attacker<'_>>,
     sink: &mut dyn FnMut(&RtCase) -> std::io::Result<()>,
 ) -> std::io::Result<Report> {
     let mut plan = Vec::new();
@@ -170,7 +175,7 @@ pub fn run(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(p) = plan.get(i) else { break };
                     if tx
-                        .send(run_case(i, p, targets, config, judge_model))
+                        .send(run_case(i, p, targets, config, judge_model, attacker))
                         .is_err()
                     {
                         break;
@@ -204,6 +209,9 @@ pub fn run(
                 if c.attack != "none" && !c.attack_changed_input {
                     report.attacks_unchanged += 1;
                 }
+                if c.attack_fallback.is_some() {
+                    report.attacks_fallback += 1;
+                }
                 if sink_result.is_ok() {
                     sink_result = sink(&c);
                 }
@@ -221,6 +229,7 @@ fn run_case(
     targets: &[Box<dyn Target>],
     config: &RedTeamConfig,
     judge_model: Option<JudgeModel<'_>>,
+    attacker: Option<crate::model_attacks::Attacker<'_>>,
 ) -> RtCase {
     let st = &p.vuln.subtypes[p.subtype];
     let seed = st.seeds[p.seed].clone();
@@ -228,11 +237,14 @@ fn run_case(
         config.seed,
         &format!("{}/{}/{}/{}", p.vuln.id, st.id, p.seed, p.attack),
     );
-    let input = if p.attack == "none" {
-        seed.clone()
+    let (input, attack_fallback) = if p.attack == "none" {
+        (seed.clone(), None)
+    } else if crate::model_attacks::is_model_method(&p.attack) {
+        crate::model_attacks::rewrite(&p.attack, &seed, attacker)
     } else {
-        gauntlet_attacks::transforms::apply(&p.attack, &seed, &mut rng)
-            .unwrap_or_else(|| seed.clone())
+        let t = gauntlet_attacks::transforms::apply(&p.attack, &seed, &mut rng)
+            .unwrap_or_else(|| seed.clone());
+        (t, None)
     };
     let target = targets[p.target].as_ref();
     let mut gw = Gateway::new(World::new(), gauntlet_defense::allow_all_policy(), vec![]);
@@ -271,6 +283,7 @@ fn run_case(
         subtype: st.id.clone(),
         attack: p.attack.clone(),
         attack_changed_input: input != seed,
+        attack_fallback,
         seed,
         input,
         output,

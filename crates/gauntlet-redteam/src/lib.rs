@@ -9,6 +9,7 @@
 pub mod attacks;
 pub mod catalog;
 pub mod job;
+pub mod model_attacks;
 
 /// The embedded catalogue files.
 pub mod embedded {

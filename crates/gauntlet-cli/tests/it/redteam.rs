@@ -1,4 +1,4 @@
-//! `gauntlet redteam`: offline with the reference chat targets, and with the mock as judge.
+//! `gauntlet redteam`: offline with the reference chat targets, and with the mock as judge and attacker.
 
 use crate::{gauntlet, stderr, stdout};
 use serde_json::Value;
@@ -197,7 +197,7 @@ fn bad_arguments_are_named() {
     );
     let o = gauntlet(&["redteam", "--attacks", "crescendo"]);
     assert!(
-        stderr(&o).contains("model-driven method, not available yet"),
+        stderr(&o).contains("multi-turn method, not available yet"),
         "{}",
         stderr(&o)
     );
@@ -207,4 +207,112 @@ fn bad_arguments_are_named() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn model_driven_attacks_use_the_attacker_or_a_marked_template() {
+    // Offline: every roleplay case uses the template and says so.
+    let (o, v) = run(&[
+        "--vulns",
+        "bias",
+        "--target",
+        "chat-refuser",
+        "--attacks",
+        "roleplay,hypothetical",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    assert!(!cases.is_empty());
+    for c in &cases {
+        assert!(
+            c["attack_fallback"]
+                .as_str()
+                .is_some_and(|w| w.contains("no attacker model")),
+            "{c}"
+        );
+        assert_ne!(c["input"], c["seed"], "{c}");
+    }
+    assert_eq!(
+        v["report"]["attacks_fallback"].as_u64(),
+        Some(cases.len() as u64)
+    );
+    assert!(
+        stdout(&o).contains("used the method's template"),
+        "{}",
+        stdout(&o)
+    );
+
+    // With the mock as attacker over HTTP: the model's rewrite is used, nothing falls back.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mock = rt
+        .block_on(gauntlet_mock::MockServer::start_local(
+            gauntlet_mock::MockConfig::default(),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  mock: {{base_url: \"{}\"}}\n",
+            mock.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = cfg.to_string_lossy().into_owned();
+    let (o, v) = run(&[
+        "--vulns",
+        "bias",
+        "--target",
+        "chat-refuser",
+        "--attacks",
+        "roleplay",
+        "--attacker",
+        "mock/attacker",
+        "--config",
+        &cfg,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    assert!(!cases.is_empty());
+    assert!(
+        cases.iter().all(|c| c["attack_fallback"].is_null()),
+        "{}",
+        cases[0]
+    );
+    assert_eq!(v["report"]["attacks_fallback"], 0);
+    assert_eq!(v["attacker"], "mock/attacker");
+    assert!(mock.stats().structured_replies as usize >= cases.len());
+
+    // A dead attacker falls back, visibly, with the failure as the reason.
+    let dead = dir.path().join("dead.yaml");
+    std::fs::write(&dead, "providers:\n  dead: {base_url: \"http://127.0.0.1:9/v1\"}\npool: {max_retries: 0, timeout_secs: 2}\n").unwrap_or_else(|e| panic!("{e}"));
+    let dead = dead.to_string_lossy().into_owned();
+    let (o, v) = run(&[
+        "--vulns",
+        "bias",
+        "--target",
+        "chat-refuser",
+        "--attacks",
+        "roleplay",
+        "--attacker",
+        "dead/attacker",
+        "--config",
+        &dead,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !cases.is_empty()
+            && cases.iter().all(|c| c["attack_fallback"]
+                .as_str()
+                .is_some_and(|w| w.starts_with("attacker model failed"))),
+        "{}",
+        cases[0]
+    );
+    drop(rt);
 }
