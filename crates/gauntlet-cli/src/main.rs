@@ -61,6 +61,10 @@ struct RedteamArgs {
     /// one, each method's template is used and the case is marked `attack_fallback`.
     #[arg(long, value_name = "MODEL")]
     attacker: Option<String>,
+    /// A simulator model (`provider/model`) that generates --seeds-per-subtype baseline attacks per sub-type; without
+    /// one, the catalogue's seeds are used. Catalogue seeds standing in for a failed batch are marked `seed_fallback`.
+    #[arg(long, value_name = "MODEL")]
+    simulator: Option<String>,
     /// Seed for sampling.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -1029,6 +1033,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
             .cloned()
             .chain(a.judge.clone())
             .chain(a.attacker.clone())
+            .chain(a.simulator.clone())
             .collect(),
         config: a.config.clone(),
         cache: "off".into(),
@@ -1070,7 +1075,11 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
         Some(m) => Some(models.pool("attacker", m, "--attacker")?),
         None => None,
     };
-    let handle = if judge_pool.is_some() || attacker_pool.is_some() {
+    let simulator_pool = match &a.simulator {
+        Some(m) => Some(models.pool("simulator", m, "--simulator")?),
+        None => None,
+    };
+    let handle = if judge_pool.is_some() || attacker_pool.is_some() || simulator_pool.is_some() {
         Some(models.handle()?)
     } else {
         None
@@ -1098,12 +1107,34 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
             .concurrency
             .unwrap_or(if models.any() { 16.max(cores) } else { cores }),
     };
+    let mut simulated = None;
+    if let (Some(p), Some(h)) = (&simulator_pool, &handle) {
+        let started = Instant::now();
+        let (v, summary) = gauntlet_redteam::simulator::simulate(
+            &vulns,
+            a.seeds_per_subtype,
+            gauntlet_redteam::model_attacks::Attacker {
+                model: p.as_ref(),
+                runtime: h,
+            },
+            rcfg.concurrency,
+        );
+        eprintln!(
+            "simulator: {} inputs generated, {} catalogue seeds filled in, {} calls in {:.2} s",
+            summary.simulated,
+            summary.fallback,
+            summary.calls,
+            started.elapsed().as_secs_f64()
+        );
+        vulns = v;
+        simulated = Some(summary);
+    }
     let mut writer = match &a.json {
         Some(p) => {
             let f = std::fs::File::create(p)
                 .with_context(|| format!("--json: cannot create {}", p.display()))?;
             let mut w = std::io::BufWriter::new(f);
-            let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge, "attacker": a.attacker});
+            let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge, "attacker": a.attacker, "simulator": a.simulator});
             let head = head.to_string();
             write!(w, "{},\"cases\":[", head.strip_suffix('}').unwrap_or(&head))?;
             Some(w)
@@ -1120,7 +1151,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
         Ok(())
     };
     let started = Instant::now();
-    let report = gauntlet_redteam::run(
+    let mut report = gauntlet_redteam::run(
         &catalogue,
         &vulns,
         &targets,
@@ -1129,6 +1160,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
         attacker,
         &mut sink,
     )?;
+    report.simulator = simulated;
     if let Some(mut w) = writer {
         write!(w, "\n],\"report\":")?;
         serde_json::to_writer(&mut w, &report)?;

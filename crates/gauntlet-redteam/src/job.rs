@@ -46,6 +46,11 @@ pub struct RtCase {
     pub attack_changed_input: bool,
     /// For model-driven methods: why the method's template stood in for the attacker model, if it did.
     pub attack_fallback: Option<String>,
+    /// Where the seed came from: `catalogue` or `simulator`.
+    pub seed_source: String,
+    /// With a simulator: why a catalogue seed stood in for it, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed_fallback: Option<String>,
     /// The target's reply.
     pub output: String,
     /// The target's tool calls.
@@ -114,6 +119,9 @@ pub struct Report {
     pub attacks_unchanged: u64,
     /// Model-driven attacks whose template stood in for the attacker model (no model, a failure or a refusal).
     pub attacks_fallback: u64,
+    /// With a simulator: what it generated and what the catalogue filled in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulator: Option<crate::simulator::Summary>,
 }
 
 struct Planned<'a> {
@@ -233,6 +241,11 @@ fn run_case(
 ) -> RtCase {
     let st = &p.vuln.subtypes[p.subtype];
     let seed = st.seeds[p.seed].clone();
+    let (seed_source, seed_fallback) = match st.provenance.get(p.seed) {
+        None => ("catalogue", None),
+        Some(crate::catalog::Provenance::Simulated) => ("simulator", None),
+        Some(crate::catalog::Provenance::Fallback(why)) => ("catalogue", Some(why.clone())),
+    };
     let mut rng = SplitMix64::derive(
         config.seed,
         &format!("{}/{}/{}/{}", p.vuln.id, st.id, p.seed, p.attack),
@@ -284,6 +297,8 @@ fn run_case(
         attack: p.attack.clone(),
         attack_changed_input: input != seed,
         attack_fallback,
+        seed_source: seed_source.into(),
+        seed_fallback,
         seed,
         input,
         output,

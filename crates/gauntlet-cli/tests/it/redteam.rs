@@ -316,3 +316,98 @@ fn model_driven_attacks_use_the_attacker_or_a_marked_template() {
     );
     drop(rt);
 }
+
+#[test]
+fn the_simulator_generates_baselines_over_http_or_falls_back_visibly() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mock = rt
+        .block_on(gauntlet_mock::MockServer::start_local(
+            gauntlet_mock::MockConfig::default(),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  mock: {{base_url: \"{}\"}}\n  dead: {{base_url: \"http://127.0.0.1:9/v1\"}}\npool: {{max_retries: 0, timeout_secs: 2}}\n",
+            mock.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = cfg.to_string_lossy().into_owned();
+    let args = |sim: &'static str| {
+        vec![
+            "--vulns",
+            "bias",
+            "--target",
+            "chat-refuser",
+            "--attacks",
+            "none",
+            "--seeds-per-subtype",
+            "7",
+            "--simulator",
+            sim,
+        ]
+    };
+    let mut a = args("mock/simulator");
+    a.extend(["--config", &cfg]);
+    let (o, v) = run(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    let subtypes = v["report"]["by_subtype"].as_object().map_or(0, |m| m.len());
+    assert!(subtypes > 0);
+    assert_eq!(cases.len(), 7 * subtypes, "7 simulated inputs per sub-type");
+    assert!(
+        cases.iter().all(|c| c["seed_source"] == "simulator"),
+        "{}",
+        cases[0]
+    );
+    let sim = &v["report"]["simulator"];
+    assert_eq!(sim["simulated"].as_u64(), Some(cases.len() as u64));
+    assert_eq!(sim["fallback"], 0);
+    assert_eq!(
+        sim["calls"].as_u64(),
+        Some(2 * subtypes as u64),
+        "batches of 5"
+    );
+
+    let mut a = args("dead/simulator");
+    a.extend(["--config", &cfg]);
+    let (o, v) = run(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    assert_eq!(cases.len(), 7 * subtypes);
+    assert!(
+        cases.iter().all(|c| c["seed_source"] == "catalogue"
+            && c["seed_fallback"]
+                .as_str()
+                .is_some_and(|w| w.starts_with("simulator failed"))),
+        "{}",
+        cases[0]
+    );
+    assert_eq!(
+        v["report"]["simulator"]["fallback"].as_u64(),
+        Some(cases.len() as u64)
+    );
+
+    // Offline, the catalogue's seeds are the baselines.
+    let (_, v) = run(&[
+        "--vulns",
+        "bias",
+        "--target",
+        "chat-refuser",
+        "--attacks",
+        "none",
+    ]);
+    assert!(v["cases"].as_array().is_some_and(|c| {
+        c.iter()
+            .all(|c| c["seed_source"] == "catalogue" && c["seed_fallback"].is_null())
+    }));
+    assert!(v["report"]["simulator"].is_null());
+    drop(rt);
+}
