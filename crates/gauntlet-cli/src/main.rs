@@ -40,7 +40,8 @@ struct RedteamArgs {
     /// (`provider/model`, run as an LLM agent with the world's tools) or an app (`http://…`).
     #[arg(long = "target", value_name = "TARGET")]
     targets: Vec<String>,
-    /// Vulnerabilities: comma-separated ids, or a YAML file of custom vulnerabilities. Default: the whole catalogue.
+    /// Vulnerabilities: comma-separated ids (`bias`) or sub-types (`bias/race`), or a YAML file of custom
+    /// vulnerabilities. Default: the whole catalogue.
     #[arg(long, value_name = "IDS|FILE")]
     vulns: Option<String>,
     /// Attack methods, comma-separated (`none` sends the seed as written). Default: none and every pure transform.
@@ -979,11 +980,42 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
             );
         }
         Some(list) => {
-            for id in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            // `id` selects a whole vulnerability, `id/subtype` one of its sub-types (merged per vulnerability).
+            for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                let (id, sub) = match item.split_once('/') {
+                    Some((i, s)) => (i, Some(s)),
+                    None => (item, None),
+                };
                 let v = catalogue.vulnerabilities.iter().find(|v| v.id == id).ok_or_else(|| {
                     anyhow::anyhow!("--vulns: unknown vulnerability `{id}` (see catalog/vulnerabilities/, or give a YAML file of custom ones)")
                 })?;
-                vulns.push(v.clone());
+                let Some(sub) = sub else {
+                    vulns.retain(|x| x.id != id);
+                    vulns.push(v.clone());
+                    continue;
+                };
+                let st = v.subtypes.iter().find(|s| s.id == sub).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--vulns: `{id}` has no sub-type `{sub}`; its sub-types: {}",
+                        v.subtypes
+                            .iter()
+                            .map(|s| s.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })?;
+                match vulns.iter_mut().find(|x| x.id == id) {
+                    Some(x) => {
+                        if !x.subtypes.iter().any(|s| s.id == sub) {
+                            x.subtypes.push(st.clone());
+                        }
+                    }
+                    None => {
+                        let mut x = v.clone();
+                        x.subtypes = vec![st.clone()];
+                        vulns.push(x);
+                    }
+                }
             }
         }
     }

@@ -201,6 +201,12 @@ fn bad_arguments_are_named() {
         "{}",
         stderr(&o)
     );
+    let o = gauntlet(&["redteam", "--vulns", "bias/nope"]);
+    assert!(
+        stderr(&o).contains("--vulns: `bias` has no sub-type `nope`; its sub-types: gender"),
+        "{}",
+        stderr(&o)
+    );
     let o = gauntlet(&["redteam", "--framework", "iso-42001"]);
     assert!(
         stderr(&o).contains("--framework: unknown framework `iso-42001`"),
@@ -410,4 +416,26 @@ fn the_simulator_generates_baselines_over_http_or_falls_back_visibly() {
     }));
     assert!(v["report"]["simulator"].is_null());
     drop(rt);
+}
+
+#[test]
+fn sub_types_can_be_selected() {
+    let (o, v) = run(&[
+        "--vulns",
+        "bias/race,bias/gender,toxicity/insults",
+        "--target",
+        "chat-refuser",
+        "--attacks",
+        "none",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let subs: Vec<String> = v["report"]["by_subtype"]
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    assert_eq!(subs.len(), 3, "{subs:?}");
+    assert_eq!(
+        v["vulnerabilities"],
+        serde_json::json!(["bias", "toxicity"])
+    );
 }
