@@ -1,5 +1,6 @@
 //! The run configuration file (`--config FILE`, YAML): providers (base URLs, key variables, prices),
-//! per-target settings (system prompt, step limit, headers for HTTP targets) and pool limits. API keys are
+//! per-target settings (system prompt, step limit, headers for HTTP targets), pool limits and, for
+//! `gauntlet redteam`, the red-team run itself (targets, vulnerabilities, attacks, models). API keys are
 //! never in the file: only the names of the environment variables that hold them.
 
 use anyhow::{Context, Result};
@@ -21,6 +22,40 @@ pub struct Config {
     /// Limits of the model pools.
     #[serde(default)]
     pub pool: PoolSettings,
+    /// A red-team run (`gauntlet redteam --config FILE`); command-line flags override each field.
+    pub redteam: Option<RedteamFile>,
+}
+
+/// The red-team run of a config file.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedteamFile {
+    /// Targets, as `--target`.
+    #[serde(default)]
+    pub targets: Vec<String>,
+    /// Vulnerability ids or `id/subtype`, as `--vulns`.
+    #[serde(default)]
+    pub vulnerabilities: Vec<String>,
+    /// Custom vulnerabilities written inline, in the catalogue's format (`group: custom`).
+    #[serde(default)]
+    pub custom_vulnerabilities: Vec<gauntlet_redteam::Vulnerability>,
+    /// Attack methods, as `--attacks`.
+    #[serde(default)]
+    pub attacks: Vec<String>,
+    /// A framework's whole set, as `--framework`.
+    pub framework: Option<String>,
+    /// Judge model, as `--judge`.
+    pub judge: Option<String>,
+    /// Attacker model, as `--attacker`.
+    pub attacker: Option<String>,
+    /// Simulator model, as `--simulator`.
+    pub simulator: Option<String>,
+    /// As `--seeds-per-subtype`.
+    pub seeds_per_subtype: Option<usize>,
+    /// As `--seed`.
+    pub seed: Option<u64>,
+    /// As `--concurrency`.
+    pub concurrency: Option<usize>,
 }
 
 /// Settings of one target.
@@ -90,6 +125,7 @@ impl Config {
             providers: self.providers.clone(),
             targets,
             pool: self.pool.clone(),
+            redteam: self.redteam.clone(),
         }
     }
 }

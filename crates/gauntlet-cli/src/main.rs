@@ -51,9 +51,9 @@ struct RedteamArgs {
     /// mitre-atlas, nist-ai-rmf).
     #[arg(long, value_name = "ID")]
     framework: Option<String>,
-    /// Seeds per sub-type (sampled with --seed).
-    #[arg(long, default_value_t = 3)]
-    seeds_per_subtype: usize,
+    /// Seeds per sub-type (sampled with --seed; default 3).
+    #[arg(long)]
+    seeds_per_subtype: Option<usize>,
     /// A judge model (`provider/model`) for the sub-types' rubrics; without one, refusals and detectors decide and the
     /// rest is reported as unjudged.
     #[arg(long, value_name = "MODEL")]
@@ -66,9 +66,9 @@ struct RedteamArgs {
     /// one, the catalogue's seeds are used. Catalogue seeds standing in for a failed batch are marked `seed_fallback`.
     #[arg(long, value_name = "MODEL")]
     simulator: Option<String>,
-    /// Seed for sampling.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed for sampling (default 0).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Cases at once.
     #[arg(long)]
     concurrency: Option<usize>,
@@ -920,9 +920,51 @@ fn available_attacks() -> String {
         .join(", ")
 }
 
-fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
+fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let catalogue = gauntlet_redteam::catalog::builtin()
         .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
+    let cfg = match &a.config {
+        Some(p) => config::Config::load(p)?,
+        None => config::Config::default(),
+    };
+    // The config file's run, under the command-line flags.
+    let file = cfg.redteam.clone().unwrap_or_default();
+    if a.targets.is_empty() {
+        a.targets = file.targets.clone();
+    }
+    if a.vulns.is_none() && !file.vulnerabilities.is_empty() {
+        a.vulns = Some(file.vulnerabilities.join(","));
+    }
+    if a.attacks.is_empty() {
+        a.attacks = file.attacks.clone();
+    }
+    a.framework = a.framework.take().or(file.framework.clone());
+    a.judge = a.judge.take().or(file.judge.clone());
+    a.attacker = a.attacker.take().or(file.attacker.clone());
+    a.simulator = a.simulator.take().or(file.simulator.clone());
+    a.concurrency = a.concurrency.or(file.concurrency);
+    let seeds_per_subtype = a.seeds_per_subtype.or(file.seeds_per_subtype).unwrap_or(3);
+    let seed = a.seed.or(file.seed).unwrap_or(0);
+    let custom = file.custom_vulnerabilities;
+    let source = a
+        .config
+        .as_ref()
+        .map_or(String::new(), |p| p.display().to_string());
+    let mut errs: Vec<String> = custom
+        .iter()
+        .flat_map(|v| gauntlet_redteam::catalog::check(v, &source, None))
+        .collect();
+    for v in &custom {
+        if catalogue.vulnerabilities.iter().any(|c| c.id == v.id) {
+            errs.push(format!(
+                "{source}: redteam.custom_vulnerabilities: `{}` is a catalogue id; custom ones need their own",
+                v.id
+            ));
+        }
+    }
+    if !errs.is_empty() {
+        bail!("--config: {}", errs.join("\n"));
+    }
     // Vulnerabilities and attacks: explicit, or from a framework.
     let mut attacks: Vec<String> = a.attacks.clone();
     let mut vulns: Vec<gauntlet_redteam::Vulnerability> = Vec::new();
@@ -969,7 +1011,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
     }
     match &a.vulns {
         None => {
-            if a.framework.is_none() {
+            if a.framework.is_none() && custom.is_empty() {
                 vulns = catalogue.vulnerabilities.clone();
             }
         }
@@ -1019,6 +1061,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
             }
         }
     }
+    vulns.extend(custom);
     if attacks.is_empty() {
         attacks.push("none".into());
         attacks.extend(
@@ -1041,13 +1084,9 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
             );
         }
     }
-    if a.seeds_per_subtype == 0 {
+    if seeds_per_subtype == 0 {
         bail!("--seeds-per-subtype: must be at least 1");
     }
-    let cfg = match &a.config {
-        Some(p) => config::Config::load(p)?,
-        None => config::Config::default(),
-    };
     let names: Vec<String> = if a.targets.is_empty() {
         gauntlet_agents::CHAT_TARGETS
             .iter()
@@ -1078,7 +1117,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
         max_steps: 10,
         repeat: 1,
         concurrency: None,
-        seed: a.seed,
+        seed,
         max_turns: 10,
         json: None,
         quiet: true,
@@ -1133,8 +1172,8 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let rcfg = gauntlet_redteam::RedTeamConfig {
         attacks,
-        seeds_per_subtype: a.seeds_per_subtype,
-        seed: a.seed,
+        seeds_per_subtype,
+        seed,
         concurrency: a
             .concurrency
             .unwrap_or(if models.any() { 16.max(cores) } else { cores }),
@@ -1144,7 +1183,7 @@ fn cmd_redteam(a: RedteamArgs) -> Result<ExitCode> {
         let started = Instant::now();
         let (v, summary) = gauntlet_redteam::simulator::simulate(
             &vulns,
-            a.seeds_per_subtype,
+            seeds_per_subtype,
             gauntlet_redteam::model_attacks::Attacker {
                 model: p.as_ref(),
                 runtime: h,
