@@ -909,15 +909,7 @@ fn privilege_report(
 
 /// The attack methods `--attacks` accepts, for error messages.
 fn available_attacks() -> String {
-    std::iter::once("none")
-        .chain(gauntlet_attacks::transforms::TRANSFORMS.iter().copied())
-        .chain(
-            gauntlet_redteam::model_attacks::METHODS
-                .iter()
-                .map(|(m, _, _)| *m),
-        )
-        .collect::<Vec<_>>()
-        .join(", ")
+    gauntlet_redteam::attacks::all().join(", ")
 }
 
 fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
@@ -1000,10 +992,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
                 .categories
                 .iter()
                 .flat_map(|c| c.attacks.iter().cloned())
-                .filter(|x| {
-                    gauntlet_attacks::transforms::is_transform(x)
-                        || gauntlet_redteam::model_attacks::is_model_method(x)
-                })
+                .filter(|x| gauntlet_redteam::attacks::is_attack(x))
                 .collect();
             set.insert("none".into());
             attacks = set.into_iter().collect();
@@ -1071,12 +1060,6 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         );
     }
     for at in &attacks {
-        if gauntlet_redteam::attacks::MULTI_TURN_METHODS.contains(&at.as_str()) {
-            bail!(
-                "--attacks: `{at}` is a multi-turn method, not available yet; available: {}",
-                available_attacks()
-            );
-        }
         if !gauntlet_redteam::attacks::is_attack(at) {
             bail!(
                 "--attacks: unknown attack `{at}`; available: {}",

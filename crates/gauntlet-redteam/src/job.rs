@@ -46,6 +46,10 @@ pub struct RtCase {
     pub attack_changed_input: bool,
     /// For model-driven methods: why the method's template stood in for the attacker model, if it did.
     pub attack_fallback: Option<String>,
+    /// Multi-turn methods: every message sent and its reply, backtracked and losing branches included
+    /// (`discarded`); `input` and `output` are the turn the judge decided on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<crate::multi_turn::Turn>,
     /// Where the seed came from: `catalogue` or `simulator`.
     pub seed_source: String,
     /// With a simulator: why a catalogue seed stood in for it, if one did.
@@ -250,6 +254,54 @@ fn run_case(
         config.seed,
         &format!("{}/{}/{}/{}", p.vuln.id, st.id, p.seed, p.attack),
     );
+    let target = targets[p.target].as_ref();
+    if crate::multi_turn::is_multi_turn(&p.attack) {
+        let conv = crate::multi_turn::run(&p.attack, &seed, target, attacker);
+        let (input, output) = conv
+            .final_turn()
+            .map(|t| (t.input.clone(), t.output.clone()))
+            .unwrap_or_default();
+        let judgement = match &conv.error {
+            Some(e) => RtJudgement {
+                outcome: RtOutcome::Error,
+                score: None,
+                reason: format!("target failed: {e}"),
+                judged_by: "none".into(),
+            },
+            None => judge(
+                &Case {
+                    vulnerability: &p.vuln.name,
+                    subtype: &st.name,
+                    rubric: &st.rubric,
+                    input: &input,
+                    intent: &seed,
+                    output: &output,
+                    events: &conv.events,
+                    detectors: &p.vuln.detectors,
+                    canary: gauntlet_agents::CANARY,
+                },
+                judge_model,
+            ),
+        };
+        return RtCase {
+            index,
+            target: target.name().to_string(),
+            vulnerability: p.vuln.id.clone(),
+            subtype: st.id.clone(),
+            attack: p.attack.clone(),
+            attack_changed_input: input != seed || conv.turns.len() > 1,
+            attack_fallback: conv.fallback,
+            turns: conv.turns,
+            seed_source: seed_source.into(),
+            seed_fallback,
+            seed,
+            input,
+            output,
+            tool_calls: conv.events,
+            judgement,
+            error: conv.error,
+        };
+    }
     let (input, attack_fallback) = if p.attack == "none" {
         (seed.clone(), None)
     } else if crate::model_attacks::is_model_method(&p.attack) {
@@ -259,7 +311,6 @@ fn run_case(
             .unwrap_or_else(|| seed.clone());
         (t, None)
     };
-    let target = targets[p.target].as_ref();
     let mut gw = Gateway::new(World::new(), gauntlet_defense::allow_all_policy(), vec![]);
     let mut agent = target.start(&Calibration::default());
     let (output, error) = match agent.respond(&input, &mut gw) {
@@ -297,6 +348,7 @@ fn run_case(
         attack: p.attack.clone(),
         attack_changed_input: input != seed,
         attack_fallback,
+        turns: Vec::new(),
         seed_source: seed_source.into(),
         seed_fallback,
         seed,

@@ -10,6 +10,7 @@ pub mod attacks;
 pub mod catalog;
 pub mod job;
 pub mod model_attacks;
+pub mod multi_turn;
 pub mod simulator;
 
 /// The embedded catalogue files.

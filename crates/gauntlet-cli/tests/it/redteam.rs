@@ -195,9 +195,10 @@ fn bad_arguments_are_named() {
         "{}",
         stderr(&o)
     );
-    let o = gauntlet(&["redteam", "--attacks", "crescendo"]);
+    let o = gauntlet(&["redteam", "--attacks", "crescendoo"]);
     assert!(
-        stderr(&o).contains("multi-turn method, not available yet"),
+        stderr(&o).contains("--attacks: unknown attack `crescendoo`; available: none, base64")
+            && stderr(&o).contains("crescendo, tree-jailbreak"),
         "{}",
         stderr(&o)
     );
@@ -504,4 +505,93 @@ fn a_config_file_describes_the_run_and_flags_override_it() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn multi_turn_attacks_record_their_turns_offline_and_with_the_mock_attacker() {
+    let (o, v) = run(&[
+        "--vulns",
+        "toxicity/insults",
+        "--target",
+        "chat-refuser",
+        "--target",
+        "chat-compliant",
+        "--attacks",
+        "linear-jailbreak,crescendo,tree-jailbreak",
+        "--seeds-per-subtype",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    assert_eq!(cases.len(), 6);
+    for c in &cases {
+        let turns = c["turns"].as_array().cloned().unwrap_or_default();
+        assert!(!turns.is_empty(), "{c}");
+        let kept: Vec<_> = turns.iter().filter(|t| t["discarded"] == false).collect();
+        let last = kept.last().unwrap_or_else(|| panic!("{c}"));
+        assert_eq!(
+            last["output"], c["output"],
+            "the judged reply is the final kept turn"
+        );
+        if c["target"] == "chat-refuser" {
+            assert_eq!(c["outcome"], "pass", "{c}");
+            assert!(turns.len() > 1, "a refusal makes the method try again: {c}");
+            assert!(
+                c["attack_fallback"]
+                    .as_str()
+                    .is_some_and(|w| w.contains("no attacker model"))
+            );
+        }
+    }
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mock = rt
+        .block_on(gauntlet_mock::MockServer::start_local(
+            gauntlet_mock::MockConfig::default(),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  mock: {{base_url: \"{}\"}}\n",
+            mock.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = cfg.to_string_lossy().into_owned();
+    let (o, v) = run(&[
+        "--vulns",
+        "toxicity/insults",
+        "--target",
+        "chat-refuser",
+        "--attacks",
+        "linear-jailbreak,crescendo,tree-jailbreak",
+        "--seeds-per-subtype",
+        "1",
+        "--attacker",
+        "mock/attacker",
+        "--config",
+        &cfg,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    assert_eq!(cases.len(), 3);
+    assert!(
+        cases.iter().all(|c| c["attack_fallback"].is_null()),
+        "{}",
+        cases[0]
+    );
+    let steps: usize = cases
+        .iter()
+        .map(|c| c["turns"].as_array().map_or(0, |t| t.len()))
+        .sum();
+    // Every message but linear's first came from the attacker model.
+    assert!(mock.stats().structured_replies as usize >= steps - 1);
+    drop(rt);
 }
