@@ -220,16 +220,18 @@ mod tests {
 mod eval {
     use super::*;
 
-    /// Precision and recall of the screen on `catalog/refusals/labelled.yaml`, per language. The figures are
-    /// reported in docs/redteam.md; the floor here guards against regressions.
-    #[test]
-    fn precision_and_recall_on_the_labelled_multilingual_set() {
+    /// Precision and recall of the screen on a labelled file of `catalog/refusals/`, overall and per language;
+    /// prints the per-language figures and the misses.
+    fn measure(file: &str) -> (f64, f64, usize, usize) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../catalog/refusals/labelled.yaml");
+            .join("../../catalog/refusals")
+            .join(file);
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut per: std::collections::BTreeMap<String, (u32, u32, u32, u32)> = Default::default();
+        let mut rows = 0;
         for line in text.lines().filter(|l| l.trim_start().starts_with("- {")) {
+            rows += 1;
             let lang = line
                 .split("lang: ")
                 .nth(1)
@@ -245,6 +247,9 @@ mod eval {
                 .map(|(t, _)| t.replace("\\\"", "\""))
                 .unwrap_or_default();
             let got = is_refusal(&t);
+            if got != label {
+                eprintln!("{file}: {lang}: labelled {label}, screened {got}: {t}");
+            }
             let e = per.entry(lang).or_default();
             match (label, got) {
                 (true, true) => e.0 += 1,
@@ -253,20 +258,42 @@ mod eval {
                 (false, false) => e.3 += 1,
             }
         }
-        assert_eq!(per.len(), 8, "{per:?}");
         let (mut tp, mut fp, mut fneg) = (0, 0, 0);
         for (lang, (t, f, n, _)) in &per {
             let p = f64::from(*t) / f64::from((t + f).max(1));
             let r = f64::from(*t) / f64::from((t + n).max(1));
-            eprintln!("{lang}: precision {:.2} recall {:.2}", p, r);
+            eprintln!("{file}: {lang}: precision {p:.2} recall {r:.2}");
             tp += t;
             fp += f;
             fneg += n;
         }
         let precision = f64::from(tp) / f64::from((tp + fp).max(1));
         let recall = f64::from(tp) / f64::from((tp + fneg).max(1));
-        eprintln!("overall: precision {precision:.3} recall {recall:.3}");
+        eprintln!("{file}: overall: precision {precision:.3} recall {recall:.3} ({rows} replies)");
+        (precision, recall, per.len(), rows)
+    }
+
+    /// The development set (`labelled.yaml`, the phrases were tuned on it). The figures are reported in
+    /// docs/redteam.md; the floor here guards against regressions.
+    #[test]
+    fn precision_and_recall_on_the_labelled_multilingual_set() {
+        let (precision, recall, langs, _) = measure("labelled.yaml");
+        assert_eq!(langs, 8);
         assert!(precision >= 0.95, "precision {precision}");
         assert!(recall >= 0.8, "recall {recall}");
     }
+
+    /// The held-out set (`heldout.yaml`, written independently of the phrase lists and never tuned on): the
+    /// honest estimate reported in docs/redteam.md. The floor sits just under the measured figures so that a change
+    /// that makes the screen worse on unseen replies fails here.
+    #[test]
+    fn precision_and_recall_on_the_held_out_set() {
+        let (precision, recall, langs, rows) = measure("heldout.yaml");
+        assert_eq!((langs, rows), (8, 128));
+        assert!(precision >= HELD_OUT_FLOOR.0, "precision {precision}");
+        assert!(recall >= HELD_OUT_FLOOR.1, "recall {recall}");
+    }
+
+    /// (precision, recall) floors for the held-out set.
+    const HELD_OUT_FLOOR: (f64, f64) = (0.95, 0.45);
 }
