@@ -13,6 +13,44 @@ fn run(args: &[&str]) -> (std::process::Output, Value) {
     (o, v)
 }
 
+/// The mock server on its own runtime, and a config file naming it (`mock`) and a dead provider (`dead`).
+struct Mock {
+    server: gauntlet_mock::MockServer,
+    cfg: String,
+    _dir: tempfile::TempDir,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn mock() -> Mock {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let server = rt
+        .block_on(gauntlet_mock::MockServer::start_local(
+            gauntlet_mock::MockConfig::default(),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  mock: {{base_url: \"{}\"}}\n  dead: {{base_url: \"http://127.0.0.1:9/v1\"}}\npool: {{max_retries: 0, timeout_secs: 2}}\n",
+            server.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = cfg.to_string_lossy().into_owned();
+    Mock {
+        server,
+        cfg,
+        _dir: dir,
+        _rt: rt,
+    }
+}
+
 #[test]
 fn offline_reference_targets_are_judged_by_refusals_and_detectors() {
     let (o, v) = run(&[
@@ -139,27 +177,8 @@ fn a_failing_judge_is_an_error_never_a_pass() {
 
 #[test]
 fn the_judge_runs_over_http_against_the_mock() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mock = rt
-        .block_on(gauntlet_mock::MockServer::start_local(
-            gauntlet_mock::MockConfig::default(),
-        ))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cfg = dir.path().join("g.yaml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "providers:\n  mock: {{base_url: \"{}\"}}\n",
-            mock.base_url()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let cfg = cfg.to_string_lossy().into_owned();
+    let m = mock();
+    let (mock, cfg) = (&m.server, m.cfg.as_str());
     let (o, v) = run(&[
         "--vulns",
         "bias",
@@ -170,7 +189,7 @@ fn the_judge_runs_over_http_against_the_mock() {
         "--judge",
         "mock/judge",
         "--config",
-        &cfg,
+        cfg,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
@@ -184,7 +203,6 @@ fn the_judge_runs_over_http_against_the_mock() {
     );
     assert_eq!(v["report"]["overall"]["unjudged"], 0);
     assert!(mock.stats().structured_replies as usize >= cases.len());
-    drop(rt);
 }
 
 #[test]
@@ -250,27 +268,8 @@ fn model_driven_attacks_use_the_attacker_or_a_marked_template() {
     );
 
     // With the mock as attacker over HTTP: the model's rewrite is used, nothing falls back.
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mock = rt
-        .block_on(gauntlet_mock::MockServer::start_local(
-            gauntlet_mock::MockConfig::default(),
-        ))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cfg = dir.path().join("g.yaml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "providers:\n  mock: {{base_url: \"{}\"}}\n",
-            mock.base_url()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let cfg = cfg.to_string_lossy().into_owned();
+    let m = mock();
+    let (mock, cfg) = (&m.server, m.cfg.as_str());
     let (o, v) = run(&[
         "--vulns",
         "bias",
@@ -281,7 +280,7 @@ fn model_driven_attacks_use_the_attacker_or_a_marked_template() {
         "--attacker",
         "mock/attacker",
         "--config",
-        &cfg,
+        cfg,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
@@ -296,9 +295,6 @@ fn model_driven_attacks_use_the_attacker_or_a_marked_template() {
     assert!(mock.stats().structured_replies as usize >= cases.len());
 
     // A dead attacker falls back, visibly, with the failure as the reason.
-    let dead = dir.path().join("dead.yaml");
-    std::fs::write(&dead, "providers:\n  dead: {base_url: \"http://127.0.0.1:9/v1\"}\npool: {max_retries: 0, timeout_secs: 2}\n").unwrap_or_else(|e| panic!("{e}"));
-    let dead = dead.to_string_lossy().into_owned();
     let (o, v) = run(&[
         "--vulns",
         "bias",
@@ -309,7 +305,7 @@ fn model_driven_attacks_use_the_attacker_or_a_marked_template() {
         "--attacker",
         "dead/attacker",
         "--config",
-        &dead,
+        cfg,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
@@ -321,32 +317,12 @@ fn model_driven_attacks_use_the_attacker_or_a_marked_template() {
         "{}",
         cases[0]
     );
-    drop(rt);
 }
 
 #[test]
 fn the_simulator_generates_baselines_over_http_or_falls_back_visibly() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mock = rt
-        .block_on(gauntlet_mock::MockServer::start_local(
-            gauntlet_mock::MockConfig::default(),
-        ))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cfg = dir.path().join("g.yaml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "providers:\n  mock: {{base_url: \"{}\"}}\n  dead: {{base_url: \"http://127.0.0.1:9/v1\"}}\npool: {{max_retries: 0, timeout_secs: 2}}\n",
-            mock.base_url()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let cfg = cfg.to_string_lossy().into_owned();
+    let m = mock();
+    let cfg = m.cfg.as_str();
     let args = |sim: &'static str| {
         vec![
             "--vulns",
@@ -362,7 +338,7 @@ fn the_simulator_generates_baselines_over_http_or_falls_back_visibly() {
         ]
     };
     let mut a = args("mock/simulator");
-    a.extend(["--config", &cfg]);
+    a.extend(["--config", cfg]);
     let (o, v) = run(&a);
     assert!(o.status.success(), "{}", stderr(&o));
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
@@ -384,7 +360,7 @@ fn the_simulator_generates_baselines_over_http_or_falls_back_visibly() {
     );
 
     let mut a = args("dead/simulator");
-    a.extend(["--config", &cfg]);
+    a.extend(["--config", cfg]);
     let (o, v) = run(&a);
     assert!(o.status.success(), "{}", stderr(&o));
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
@@ -416,7 +392,6 @@ fn the_simulator_generates_baselines_over_http_or_falls_back_visibly() {
             .all(|c| c["seed_source"] == "catalogue" && c["seed_fallback"].is_null())
     }));
     assert!(v["report"]["simulator"].is_null());
-    drop(rt);
 }
 
 #[test]
@@ -544,27 +519,8 @@ fn multi_turn_attacks_record_their_turns_offline_and_with_the_mock_attacker() {
         }
     }
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mock = rt
-        .block_on(gauntlet_mock::MockServer::start_local(
-            gauntlet_mock::MockConfig::default(),
-        ))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cfg = dir.path().join("g.yaml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "providers:\n  mock: {{base_url: \"{}\"}}\n",
-            mock.base_url()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let cfg = cfg.to_string_lossy().into_owned();
+    let m = mock();
+    let (mock, cfg) = (&m.server, m.cfg.as_str());
     let (o, v) = run(&[
         "--vulns",
         "toxicity/insults",
@@ -577,7 +533,7 @@ fn multi_turn_attacks_record_their_turns_offline_and_with_the_mock_attacker() {
         "--attacker",
         "mock/attacker",
         "--config",
-        &cfg,
+        cfg,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
@@ -593,5 +549,4 @@ fn multi_turn_attacks_record_their_turns_offline_and_with_the_mock_attacker() {
         .sum();
     // Every message but linear's first came from the attacker model.
     assert!(mock.stats().structured_replies as usize >= steps - 1);
-    drop(rt);
 }
