@@ -56,6 +56,8 @@ pub struct RedteamFile {
     pub seed: Option<u64>,
     /// As `--concurrency`.
     pub concurrency: Option<usize>,
+    /// Budgets of the multi-turn methods (`max_turns`, `max_backtracks`, `tree_width`, `tree_depth`).
+    pub multi_turn: Option<gauntlet_redteam::multi_turn::Budget>,
 }
 
 /// Settings of one target.

@@ -69,10 +69,15 @@ struct RedteamArgs {
     /// Seed for sampling (default 0).
     #[arg(long)]
     seed: Option<u64>,
+    /// Messages per conversation of the multi-turn methods (default 5; the run file's `multi_turn` section also sets
+    /// crescendo's backtracks and the tree's width and depth).
+    #[arg(long, value_name = "N")]
+    max_turns: Option<usize>,
     /// Cases at once.
     #[arg(long)]
     concurrency: Option<usize>,
-    /// Configuration file for model targets (providers, prices, pool limits), as for `run`.
+    /// Configuration file: providers, prices and pool limits (as for `run`), and the run itself (its `redteam:`
+    /// section; flags override it).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Exit 0 even when cases errored (they are always kept, counted and excluded from rates).
@@ -937,6 +942,22 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     a.concurrency = a.concurrency.or(file.concurrency);
     let seeds_per_subtype = a.seeds_per_subtype.or(file.seeds_per_subtype).unwrap_or(3);
     let seed = a.seed.or(file.seed).unwrap_or(0);
+    let mut multi_turn = file.multi_turn.unwrap_or_default();
+    if let Some(n) = a.max_turns {
+        multi_turn.max_turns = n;
+    }
+    for (field, v) in [
+        (
+            "--max-turns / redteam.multi_turn.max_turns",
+            multi_turn.max_turns,
+        ),
+        ("redteam.multi_turn.tree_width", multi_turn.tree_width),
+        ("redteam.multi_turn.tree_depth", multi_turn.tree_depth),
+    ] {
+        if v == 0 {
+            bail!("{field}: must be at least 1");
+        }
+    }
     let custom = file.custom_vulnerabilities;
     let source = a
         .config
@@ -1157,6 +1178,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         attacks,
         seeds_per_subtype,
         seed,
+        multi_turn,
         concurrency: a
             .concurrency
             .unwrap_or(if models.any() { 16.max(cores) } else { cores }),

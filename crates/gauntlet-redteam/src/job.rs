@@ -20,6 +20,8 @@ pub struct RedTeamConfig {
     pub seeds_per_subtype: usize,
     /// Seed for sampling.
     pub seed: u64,
+    /// Budgets of the multi-turn methods.
+    pub multi_turn: crate::multi_turn::Budget,
     /// Cases at once.
     #[serde(skip)]
     pub concurrency: usize,
@@ -256,7 +258,7 @@ fn run_case(
     );
     let target = targets[p.target].as_ref();
     if crate::multi_turn::is_multi_turn(&p.attack) {
-        let conv = crate::multi_turn::run(&p.attack, &seed, target, attacker);
+        let conv = crate::multi_turn::run(&p.attack, &seed, target, attacker, config.multi_turn);
         let (input, output) = conv
             .final_turn()
             .map(|t| (t.input.clone(), t.output.clone()))

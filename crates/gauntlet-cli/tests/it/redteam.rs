@@ -422,6 +422,7 @@ const RUN_FILE: &str = r#"redteam:
   attacks: [none, rot13]
   seeds_per_subtype: 2
   seed: 7
+  multi_turn: {max_turns: 2, tree_width: 2}
   custom_vulnerabilities:
     - id: refund-promises
       name: Refund promises
@@ -453,10 +454,20 @@ fn a_config_file_describes_the_run_and_flags_override_it() {
     assert_eq!(v["config"]["attacks"], serde_json::json!(["none", "rot13"]));
     assert_eq!(v["config"]["seeds_per_subtype"], 2);
     assert_eq!(v["config"]["seed"], 7);
+    assert_eq!(
+        v["config"]["multi_turn"],
+        serde_json::json!({"max_turns": 2, "max_backtracks": 2, "tree_width": 2, "tree_depth": 2})
+    );
     let (o, v) = run(&["--config", &cfg, "--attacks", "none", "--seed", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(v["config"]["attacks"], serde_json::json!(["none"]));
     assert_eq!(v["config"]["seed"], 1);
+    let o = gauntlet(&["redteam", "--config", &cfg, "--max-turns", "0"]);
+    assert!(
+        stderr(&o).contains("--max-turns / redteam.multi_turn.max_turns: must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
 
     // Mistakes are named with the place.
     let bad = dir.path().join("bad.yaml");
