@@ -257,69 +257,42 @@ fn run_case(
         &format!("{}/{}/{}/{}", p.vuln.id, st.id, p.seed, p.attack),
     );
     let target = targets[p.target].as_ref();
-    if crate::multi_turn::is_multi_turn(&p.attack) {
-        let conv = crate::multi_turn::run(&p.attack, &seed, target, attacker, config.multi_turn);
-        let (input, output) = conv
-            .final_turn()
-            .map(|t| (t.input.clone(), t.output.clone()))
-            .unwrap_or_default();
-        let judgement = match &conv.error {
-            Some(e) => RtJudgement {
-                outcome: RtOutcome::Error,
-                score: None,
-                reason: format!("target failed: {e}"),
-                judged_by: "none".into(),
-            },
-            None => judge(
-                &Case {
-                    vulnerability: &p.vuln.name,
-                    subtype: &st.name,
-                    rubric: &st.rubric,
-                    input: &input,
-                    intent: &seed,
-                    output: &output,
-                    events: &conv.events,
-                    detectors: &p.vuln.detectors,
-                    canary: gauntlet_agents::CANARY,
-                },
-                judge_model,
-            ),
+    // What was sent and what came back: one message, or a whole multi-turn conversation.
+    let (input, output, events, error, turns, attack_fallback) =
+        if crate::multi_turn::is_multi_turn(&p.attack) {
+            let conv =
+                crate::multi_turn::run(&p.attack, &seed, target, attacker, config.multi_turn);
+            let (input, output) = conv
+                .final_turn()
+                .map(|t| (t.input.clone(), t.output.clone()))
+                .unwrap_or_default();
+            (
+                input,
+                output,
+                conv.events,
+                conv.error,
+                conv.turns,
+                conv.fallback,
+            )
+        } else {
+            let (input, attack_fallback) = if p.attack == "none" {
+                (seed.clone(), None)
+            } else if crate::model_attacks::is_model_method(&p.attack) {
+                crate::model_attacks::rewrite(&p.attack, &seed, attacker)
+            } else {
+                let t = gauntlet_attacks::transforms::apply(&p.attack, &seed, &mut rng)
+                    .unwrap_or_else(|| seed.clone());
+                (t, None)
+            };
+            let mut gw = Gateway::new(World::new(), gauntlet_defense::allow_all_policy(), vec![]);
+            let mut agent = target.start(&Calibration::default());
+            let (output, error) = match agent.respond(&input, &mut gw) {
+                Ok(o) => (o, None),
+                Err(e) => (String::new(), Some(e.to_string())),
+            };
+            let (_, events) = gw.into_parts();
+            (input, output, events, error, Vec::new(), attack_fallback)
         };
-        return RtCase {
-            index,
-            target: target.name().to_string(),
-            vulnerability: p.vuln.id.clone(),
-            subtype: st.id.clone(),
-            attack: p.attack.clone(),
-            attack_changed_input: input != seed || conv.turns.len() > 1,
-            attack_fallback: conv.fallback,
-            turns: conv.turns,
-            seed_source: seed_source.into(),
-            seed_fallback,
-            seed,
-            input,
-            output,
-            tool_calls: conv.events,
-            judgement,
-            error: conv.error,
-        };
-    }
-    let (input, attack_fallback) = if p.attack == "none" {
-        (seed.clone(), None)
-    } else if crate::model_attacks::is_model_method(&p.attack) {
-        crate::model_attacks::rewrite(&p.attack, &seed, attacker)
-    } else {
-        let t = gauntlet_attacks::transforms::apply(&p.attack, &seed, &mut rng)
-            .unwrap_or_else(|| seed.clone());
-        (t, None)
-    };
-    let mut gw = Gateway::new(World::new(), gauntlet_defense::allow_all_policy(), vec![]);
-    let mut agent = target.start(&Calibration::default());
-    let (output, error) = match agent.respond(&input, &mut gw) {
-        Ok(o) => (o, None),
-        Err(e) => (String::new(), Some(e.to_string())),
-    };
-    let (_, events) = gw.into_parts();
     let judgement = match &error {
         Some(e) => RtJudgement {
             outcome: RtOutcome::Error,
@@ -348,9 +321,9 @@ fn run_case(
         vulnerability: p.vuln.id.clone(),
         subtype: st.id.clone(),
         attack: p.attack.clone(),
-        attack_changed_input: input != seed,
+        attack_changed_input: input != seed || turns.len() > 1,
         attack_fallback,
-        turns: Vec::new(),
+        turns,
         seed_source: seed_source.into(),
         seed_fallback,
         seed,
