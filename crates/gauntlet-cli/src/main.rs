@@ -649,7 +649,7 @@ impl Models {
         for (name, pool) in self.pools().iter() {
             let s = pool.ledger().snapshot();
             eprintln!(
-                "model {name}: {} requests ({} ok, {} retries: {} rate-limited, {} server errors, {} timeouts, {} malformed; {} cache hits), {} prompt + {} completion tokens, ${:.4}",
+                "model {name}: {} requests ({} ok, {} retries: {} rate-limited, {} server errors, {} timeouts, {} malformed, {} other failures; {} cache hits){}, {} prompt + {} completion tokens, ${:.4}",
                 s.requests,
                 s.ok,
                 s.retries,
@@ -657,7 +657,16 @@ impl Models {
                 s.server_errors,
                 s.timeouts,
                 s.malformed,
+                s.other_errors,
                 s.cache_hits,
+                if s.fail_fast > 0 {
+                    format!(
+                        "; unreachable: {} requests failed without retrying",
+                        s.fail_fast
+                    )
+                } else {
+                    String::new()
+                },
                 s.prompt_tokens,
                 s.completion_tokens,
                 s.cost_usd

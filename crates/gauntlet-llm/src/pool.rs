@@ -72,6 +72,7 @@ pub struct Ledger {
     /// Cost in millionths of a dollar.
     micro_usd: AtomicU64,
     retry_wait_ms: AtomicU64,
+    fail_fast: AtomicU64,
 }
 
 /// A copy of a ledger's counters.
@@ -103,6 +104,8 @@ pub struct LedgerSnapshot {
     pub cost_usd: f64,
     /// Total time spent waiting before retries, in milliseconds.
     pub retry_wait_ms: u64,
+    /// Connection failures returned without retrying because the provider was already found unreachable.
+    pub fail_fast: u64,
 }
 
 impl Ledger {
@@ -123,6 +126,7 @@ impl Ledger {
             completion_tokens: g(&self.completion_tokens),
             cost_usd: g(&self.micro_usd) as f64 / 1e6,
             retry_wait_ms: g(&self.retry_wait_ms),
+            fail_fast: g(&self.fail_fast),
         }
     }
 
@@ -156,6 +160,10 @@ pub struct Pool {
     jitter: AtomicU64,
     /// Per cache key, serializes identical requests while recording.
     inflight: Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Set when a request has spent all its retries failing to connect, cleared by any success. While set,
+    /// connection failures are not retried, so a run against an unreachable provider fails in seconds
+    /// instead of spending the whole backoff schedule on every request.
+    unreachable: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Pool {
@@ -196,6 +204,7 @@ impl Pool {
             windows: Mutex::new(Windows::default()),
             inflight: Mutex::new(Default::default()),
             jitter: AtomicU64::new(0x9e37_79b9),
+            unreachable: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -348,6 +357,7 @@ impl Pool {
             };
             match result {
                 Ok(resp) => {
+                    self.unreachable.store(false, Ordering::Relaxed);
                     let l = &self.ledger;
                     l.ok.fetch_add(1, Ordering::Relaxed);
                     l.prompt_tokens
@@ -366,7 +376,23 @@ impl Pool {
                 }
                 Err(e) => {
                     self.ledger.count_error(&e);
+                    let connect = matches!(e, LlmError::Connect(_));
+                    if connect && self.unreachable.load(Ordering::Relaxed) {
+                        self.ledger.fail_fast.fetch_add(1, Ordering::Relaxed);
+                        return Err(LlmError::Connect(format!(
+                            "{}; not retried: {} could not be reached by an earlier request after {} retries",
+                            match e {
+                                LlmError::Connect(m) => m,
+                                _ => String::new(),
+                            },
+                            self.inner.name(),
+                            self.cfg.max_retries
+                        )));
+                    }
                     if !e.retryable() || attempt >= self.cfg.max_retries {
+                        if connect {
+                            self.unreachable.store(true, Ordering::Relaxed);
+                        }
                         return Err(e);
                     }
                     attempt += 1;

@@ -326,3 +326,54 @@ async fn the_anthropic_provider_round_trips_tools_and_structured_output_over_htt
         (m.prompt_tokens, m.completion_tokens)
     );
 }
+
+#[tokio::test]
+async fn an_unreachable_provider_fails_fast_after_the_first_request_gives_up() {
+    // A port nothing listens on: bind, read the address, close.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = PoolConfig {
+        max_retries: 3,
+        ..fast()
+    };
+    let pool = Pool::new(model(&format!("http://{addr}/v1")), cfg, None);
+    let first = pool.chat(&tool_request("one")).await;
+    assert!(matches!(first, Err(LlmError::Connect(_))), "{first:?}");
+    assert_eq!(
+        pool.ledger().snapshot().requests,
+        4,
+        "1 attempt + 3 retries"
+    );
+    let second = pool.chat(&tool_request("two")).await;
+    match &second {
+        Err(LlmError::Connect(m)) => assert!(m.contains("not retried"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let s = pool.ledger().snapshot();
+    assert_eq!(
+        s.requests, 5,
+        "the second request is tried once, not retried"
+    );
+    assert_eq!(s.fail_fast, 1);
+}
+
+#[tokio::test]
+async fn a_provider_that_comes_back_is_retried_again() {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = PoolConfig {
+        max_retries: 1,
+        ..fast()
+    };
+    let pool = Pool::new(model(&format!("http://{addr}/v1")), cfg, None);
+    assert!(pool.chat(&tool_request("down")).await.is_err());
+    // The provider comes up on the same address: the next request is tried, succeeds and closes the breaker.
+    let _mock = MockServer::start(addr, MockConfig::default())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(pool.chat(&tool_request("up")).await.is_ok());
+    let s = pool.ledger().snapshot();
+    assert_eq!((s.ok, s.fail_fast), (1, 0), "{s:?}");
+}
