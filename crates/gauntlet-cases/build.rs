@@ -1,59 +1,12 @@
 //! Embeds the built-in suite (`suites/builtin/**/*.yaml`) and the taxonomy (`catalog/taxonomy/*.yaml`) in
 //! the binary, so `gauntlet run` works from any directory.
 
-use std::fs;
-use std::path::{Path, PathBuf};
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-            out.push(p);
-        }
-    }
-}
-
-fn embed(root: &Path, dir: &str, name: &str) -> String {
-    let base = root.join(dir);
-    println!("cargo:rerun-if-changed={}", base.display());
-    let mut files = Vec::new();
-    collect(&base, &mut files);
-    files.sort();
-    let mut s = format!(
-        "/// Embedded files of `{dir}`: (path relative to the repository, contents).\npub static {name}: &[(&str, &str)] = &[\n"
-    );
-    for f in files {
-        let rel = f
-            .strip_prefix(root)
-            .unwrap_or(&f)
-            .to_string_lossy()
-            .replace('\\', "/");
-        s.push_str(&format!(
-            "    ({rel:?}, include_str!({:?})),\n",
-            f.display().to_string()
-        ));
-    }
-    s.push_str("];\n");
-    s
-}
+#[path = "../../build/embed.rs"]
+mod embed;
 
 fn main() {
-    let manifest =
-        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
-    let root = manifest
-        .join("../..")
-        .canonicalize()
-        .unwrap_or(manifest.join("../.."));
-    let mut code = embed(&root, "suites/builtin", "BUILTIN_SUITE");
-    code.push_str(&embed(&root, "catalog/taxonomy", "TAXONOMY_FILES"));
-    let out =
-        PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("embedded.rs");
-    if let Err(e) = fs::write(&out, code) {
-        panic!("cannot write {}: {e}", out.display());
-    }
+    embed::write(&[
+        ("suites/builtin", "BUILTIN_SUITE"),
+        ("catalog/taxonomy", "TAXONOMY_FILES"),
+    ]);
 }
