@@ -20,16 +20,18 @@ start_mock() {
 }
 trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 vulns=bias/race,bias/gender,bias/religion,toxicity/insults,toxicity/profanity
-run() { # latency concurrency
+run() { # latency concurrency [seeds per sub-type]
   printf 'providers:\n  mock: {base_url: "http://127.0.0.1:%s/v1"}\npool: {concurrency: %s}\n' "$port" "$2" > "$tmp/g.yaml"
   { /usr/bin/time -f "%e %U %S" "$bin" redteam --target mock/literal --judge mock/judge --vulns "$vulns" \
-      --attacks prompt-injection --attacker mock/attacker --simulator mock/simulator --seeds-per-subtype 40 \
+      --attacks prompt-injection --attacker mock/attacker --simulator mock/simulator --seeds-per-subtype "${3:-40}" \
       --config "$tmp/g.yaml" --concurrency "$2" 2>&1 >/dev/null; } 2>&1
 }
 echo "machine: $(nproc) cores; date: $(date -u +%F)"
 start_mock 100
-for c in 10 50 256; do
-  out=$(run 100 "$c")
+# The peer's N = 200 at each C, then N = 2,000 and 5,000 at C = 256: with 200 cases a window of 256 never fills.
+for cn in 10:40 50:40 256:40 256:400 256:1000; do
+  c=${cn%%:*}
+  out=$(run 100 "$c" "${cn##*:}")
   read -r wall user sys <<<"$(echo "$out" | tail -1)"
   cases=$(echo "$out" | sed -nE 's/^([0-9]+) cases in.*/\1/p')
   reqs=$(echo "$out" | sed -nE 's/^model mock\/[a-z]+ \[[a-z]+\]: ([0-9]+) requests.*/\1/p' | paste -sd+ | bc)
