@@ -74,7 +74,7 @@ impl PreparedCase {
 }
 
 /// How an episode ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stop {
     /// The verifier fired during an attack setting.
@@ -88,7 +88,7 @@ pub enum Stop {
 }
 
 /// Everything kept of one episode.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct EpisodeRecord {
     /// Position in the run (deterministic order).
     pub index: usize,
@@ -101,7 +101,7 @@ pub struct EpisodeRecord {
     /// Repetition, from 0.
     pub rep: u32,
     /// `ok` or `errored`.
-    pub status: &'static str,
+    pub status: std::borrow::Cow<'static, str>,
     /// Why it errored.
     pub error: Option<String>,
     /// The verdict (undetermined when errored).
@@ -120,6 +120,10 @@ pub struct EpisodeRecord {
     pub tokens: u64,
     /// Model tokens the attacker model used (0 for the scripted controller).
     pub controller_tokens: u64,
+    /// The final state of the services the verifier reads (`null` when the episode never started), kept so
+    /// `gauntlet replay` can re-judge the episode with the current verifier and no model.
+    #[serde(default)]
+    pub final_state: serde_json::Value,
 }
 
 impl EpisodeRecord {
@@ -168,7 +172,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         setting: spec.setting,
         target: spec.target.name().to_string(),
         rep: spec.rep,
-        status: "ok",
+        status: "ok".into(),
         error: None,
         verdict: Verdict::decide(vec![]),
         task_success: None,
@@ -178,6 +182,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         trace: Trace::default(),
         tokens: 0,
         controller_tokens: 0,
+        final_state: serde_json::Value::Null,
     };
     let ctx = TaskContext {
         case_id: &case.id,
@@ -188,7 +193,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let policy = match spec.defense.prepare(&ctx) {
         Ok(p) => p,
         Err(e) => {
-            record.status = "errored";
+            record.status = "errored".into();
             record.error = Some(e.to_string());
             record.stop = Stop::Error;
             return record;
@@ -255,14 +260,14 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             Err(e) => {
                 users.push(message);
                 replies.push(String::new());
-                record.status = "errored";
+                record.status = "errored".into();
                 record.error = Some(e.to_string());
                 record.stop = Stop::Error;
                 break;
             }
         }
         if let Some(e) = gw.defense_error() {
-            record.status = "errored";
+            record.status = "errored".into();
             record.error = Some(e.to_string());
             record.stop = Stop::Error;
             break;
@@ -292,13 +297,14 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     if record.stop == Stop::ControllerDone && record.decisions.len() >= spec.max_turns as usize {
         record.stop = Stop::Budget;
     }
+    record.final_state = gw.world().state_of(pc.world_services.as_deref());
     // The final view: reuse the last one when nothing happened since.
     let (view, eval) = match last_view {
         Some((n, v, e)) if n == gw.events().len() => (v, e),
         _ => {
             let v = EpisodeView::new(
                 &pc.bindings,
-                gw.world().state_of(pc.world_services.as_deref()),
+                record.final_state.clone(),
                 gw.events(),
                 &replies,
             );

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 /// Run parameters.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct RunConfig {
     /// Settings to run, in order.
     pub settings: Vec<Setting>,
@@ -51,7 +51,7 @@ impl EpisodeSink for Discard {
 }
 
 /// Counters for one cell of a table.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
 pub struct Counts {
     /// Episodes run.
     pub episodes: u64,
@@ -104,7 +104,7 @@ impl Counts {
 }
 
 /// One row of the target × setting table.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct TargetSettingRow {
     /// Target.
     pub target: String,
@@ -123,7 +123,7 @@ pub struct TargetSettingRow {
 }
 
 /// One cell of a two-way slice (attack settings only).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct SliceCell {
     /// Row key.
     pub row: String,
@@ -136,7 +136,7 @@ pub struct SliceCell {
 }
 
 /// The aggregates of a run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Summary {
     /// Episodes run.
     pub episodes: u64,
@@ -158,7 +158,7 @@ pub struct Summary {
 }
 
 /// Violations at one rung of the ladder.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct RungCount {
     /// Target.
     pub target: String,
@@ -462,7 +462,7 @@ fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
         setting: spec.setting,
         target: spec.target.name().to_string(),
         rep: spec.rep,
-        status: "errored",
+        status: "errored".into(),
         error: Some(format!("internal error: {why}")),
         verdict: gauntlet_core::Verdict::decide(vec![]),
         task_success: None,
@@ -472,5 +472,6 @@ fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
         trace: Default::default(),
         tokens: 0,
         controller_tokens: 0,
+        final_state: serde_json::Value::Null,
     }
 }

@@ -418,10 +418,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
             let mut sink = gauntlet_report::JsonSink::start(
                 std::io::BufWriter::new(file),
-                &config,
-                &names,
-                defense.name(),
-                &ids,
+                &gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids),
             )
             .with_context(|| format!("--json: cannot write {}", path.display()))?;
             let summary = run(

@@ -2,7 +2,7 @@
 //! summary. Nothing in it depends on wall time, so the same inputs and seed give the same bytes.
 
 use gauntlet_cases::{EpisodeRecord, EpisodeSink, RunConfig, Summary};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io::Write;
 
 /// The schema identifier of the document.
@@ -14,31 +14,43 @@ pub struct JsonSink<W: Write> {
     first: bool,
 }
 
-#[derive(Serialize)]
-struct Header<'a> {
-    schema: &'a str,
-    config: &'a RunConfig,
-    targets: &'a [String],
-    defense: &'a str,
-    cases: &'a [String],
+/// What a run document says before its episodes: what was run, against what, with which defense.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunHeader {
+    /// [`SCHEMA`].
+    pub schema: String,
+    /// Settings, repetitions, seed and turn budget.
+    pub config: RunConfig,
+    /// Target names, in run order.
+    pub targets: Vec<String>,
+    /// The defense's name.
+    pub defense: String,
+    /// Case ids, in run order.
+    pub cases: Vec<String>,
 }
 
-impl<W: Write> JsonSink<W> {
-    /// Writes the header and opens the episode list.
-    pub fn start(
-        mut out: W,
+impl RunHeader {
+    /// A header for a run of `cases` × `targets` under `defense`.
+    pub fn new(
         config: &RunConfig,
         targets: &[String],
         defense: &str,
         cases: &[String],
-    ) -> std::io::Result<JsonSink<W>> {
-        let header = serde_json::to_string(&Header {
-            schema: SCHEMA,
-            config,
-            targets,
-            defense,
-            cases,
-        })?;
+    ) -> RunHeader {
+        RunHeader {
+            schema: SCHEMA.to_string(),
+            config: config.clone(),
+            targets: targets.to_vec(),
+            defense: defense.to_string(),
+            cases: cases.to_vec(),
+        }
+    }
+}
+
+impl<W: Write> JsonSink<W> {
+    /// Writes the header and opens the episode list.
+    pub fn start(mut out: W, header: &RunHeader) -> std::io::Result<JsonSink<W>> {
+        let header = serde_json::to_string(header)?;
         // Re-open the header object to append the episodes array.
         let open = header.strip_suffix('}').unwrap_or(&header);
         write!(out, "{open},\"episodes\":[")?;

@@ -1,5 +1,6 @@
 //! Renderers for run results: terminal tables and the streamed JSON document.
 
+pub mod html;
 pub mod json;
 pub mod table;
 

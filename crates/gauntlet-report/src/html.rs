@@ -1,0 +1,1 @@
+//! The self-contained HTML report (being written: see the functions below once they land).
