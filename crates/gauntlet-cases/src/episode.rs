@@ -341,3 +341,33 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     record.trace = Trace { turns };
     record
 }
+
+/// Re-judges a stored episode with `pc`'s current verifier and success check, from its final state, gateway
+/// log and replies — no agent, no model. Errored episodes are left as they are (they have no verdict to redo).
+/// Returns whether the outcome, the deciding level or the task result changed.
+pub fn rejudge(pc: &PreparedCase, record: &mut EpisodeRecord) -> bool {
+    if record.status != "ok" {
+        return false;
+    }
+    let events: Vec<gauntlet_core::GatewayEvent> = record
+        .trace
+        .turns
+        .iter()
+        .flat_map(|t| t.events.iter().cloned())
+        .collect();
+    let replies: Vec<String> = record.trace.turns.iter().map(|t| t.reply.clone()).collect();
+    let view = EpisodeView::new(&pc.bindings, record.final_state.clone(), &events, &replies);
+    let verdict = pc.case.verifier.evaluate(&view).verdict(&view);
+    let (success, success_error) = match view.check(&pc.case.success) {
+        Ok(b) => (Some(b), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    // The outcome, the deciding level or the task result: evidence text changes with the predicate's source.
+    let changed = verdict.outcome != record.verdict.outcome
+        || verdict.level != record.verdict.level
+        || success != record.task_success;
+    record.verdict = verdict;
+    record.task_success = success;
+    record.task_success_error = success_error;
+    changed
+}

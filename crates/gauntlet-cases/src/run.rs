@@ -184,7 +184,22 @@ struct Aggregator<'a> {
     total: Counts,
 }
 
-impl Aggregator<'_> {
+impl<'a> Aggregator<'a> {
+    fn new(cases: &'a [PreparedCase], targets: Vec<String>) -> Aggregator<'a> {
+        Aggregator {
+            cases,
+            targets,
+            ts: BTreeMap::new(),
+            per_case: HashMap::new(),
+            reps: HashMap::new(),
+            risk_env: BTreeMap::new(),
+            env_attack: BTreeMap::new(),
+            attack_risk: BTreeMap::new(),
+            rungs: BTreeMap::new(),
+            total: Counts::default(),
+        }
+    }
+
     fn add(&mut self, job: Job, r: &EpisodeRecord) {
         self.total.add(r);
         self.ts.entry((job.target, job.setting)).or_default().add(r);
@@ -321,24 +336,69 @@ pub struct ProgressInfo {
 /// Progress callback, called after each episode in run order.
 pub type Progress<'a> = &'a (dyn Fn(&ProgressInfo) + Sync);
 
-/// Runs every episode, streaming each record to `sink` in run order, and returns the summary.
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    cases: &[PreparedCase],
-    targets: &[Box<dyn Target>],
-    defense: &dyn Defense,
-    attacker: Option<&gauntlet_attacks::Attacker>,
-    config: &RunConfig,
-    sink: &mut dyn EpisodeSink,
-    progress: Progress<'_>,
-) -> std::io::Result<Summary> {
+/// Episodes an earlier, interrupted attempt of the same run already finished: they are not run again, but
+/// loaded (in run order, one at a time) and passed to the sink and the aggregates as if just run.
+pub struct Resume<'a> {
+    /// By episode index: whether it is finished.
+    pub done: &'a [bool],
+    /// Loads a finished episode.
+    pub load: &'a mut dyn FnMut(usize) -> std::io::Result<EpisodeRecord>,
+}
+
+/// Folds stored episodes into a run's summary (for reports and replays of a stored run): the episodes must
+/// come from a run of the same cases, targets and config, in index order.
+pub struct Summarizer<'a> {
+    agg: Aggregator<'a>,
+    jobs: Vec<Job>,
+    settings: Vec<Setting>,
+    repeat: u32,
+}
+
+impl<'a> Summarizer<'a> {
+    /// A summarizer for a run of `cases` × `targets` with `config`.
+    pub fn new(
+        cases: &'a [PreparedCase],
+        targets: Vec<String>,
+        config: &RunConfig,
+    ) -> Summarizer<'a> {
+        Summarizer {
+            jobs: plan(cases, targets.len(), config),
+            agg: Aggregator::new(cases, targets),
+            settings: config.settings.clone(),
+            repeat: config.repeat,
+        }
+    }
+
+    /// Adds one episode; `false` when its index is not in the plan (it is then ignored).
+    pub fn add(&mut self, r: &EpisodeRecord) -> bool {
+        match self.jobs.get(r.index) {
+            Some(job) => {
+                self.agg.add(*job, r);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The summary.
+    pub fn finish(self) -> Summary {
+        self.agg.finish(&self.settings, self.repeat)
+    }
+}
+
+/// Plans the run: the episodes, in run order, as (case, setting, target, rep) indices.
+pub fn plan_len(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> usize {
+    plan(cases, targets, config).len()
+}
+
+fn plan(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> Vec<Job> {
     let mut jobs = Vec::new();
     for (ci, pc) in cases.iter().enumerate() {
         for &setting in &config.settings {
             if !pc.applies(setting) {
                 continue;
             }
-            for ti in 0..targets.len() {
+            for ti in 0..targets {
                 for rep in 0..config.repeat {
                     jobs.push(Job {
                         case: ci,
@@ -350,23 +410,38 @@ pub fn run(
             }
         }
     }
+    jobs
+}
+
+/// Runs every episode, streaming each record to `sink` in run order, and returns the summary.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    cases: &[PreparedCase],
+    targets: &[Box<dyn Target>],
+    defense: &dyn Defense,
+    attacker: Option<&gauntlet_attacks::Attacker>,
+    config: &RunConfig,
+    sink: &mut dyn EpisodeSink,
+    progress: Progress<'_>,
+    resume: Option<Resume<'_>>,
+) -> std::io::Result<Summary> {
+    let jobs = plan(cases, targets.len(), config);
     let total = jobs.len();
-    let mut agg = Aggregator {
-        cases,
-        targets: targets.iter().map(|t| t.name().to_string()).collect(),
-        ts: BTreeMap::new(),
-        per_case: HashMap::new(),
-        reps: HashMap::new(),
-        risk_env: BTreeMap::new(),
-        env_attack: BTreeMap::new(),
-        attack_risk: BTreeMap::new(),
-        rungs: BTreeMap::new(),
-        total: Counts::default(),
+    let (done, mut load) = match resume {
+        Some(r) => (r.done, Some(r.load)),
+        None => (&[][..], None),
     };
-    let workers = config.concurrency.clamp(1, total.max(1));
+    let is_done = |i: usize| done.get(i).copied().unwrap_or(false);
+    // The episodes still to run, in order.
+    let todo: Vec<usize> = (0..total).filter(|&i| !is_done(i)).collect();
+    let mut agg = Aggregator::new(
+        cases,
+        targets.iter().map(|t| t.name().to_string()).collect(),
+    );
+    let workers = config.concurrency.clamp(1, todo.len().max(1));
     // Workers take contiguous chunks of jobs and hand back a chunk at a time: one channel round trip per
     // chunk instead of per episode. Chunks stay small so results stream and memory stays bounded.
-    let chunk = (total / (workers * 8)).clamp(1, 32);
+    let chunk = (todo.len() / (workers * 8)).clamp(1, 32);
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::sync_channel::<Vec<EpisodeRecord>>(workers * 2);
     let mut sink_result = Ok(());
@@ -374,16 +449,18 @@ pub fn run(
         for _ in 0..workers {
             let tx = tx.clone();
             let jobs = &jobs;
+            let todo = &todo;
             let next = &next;
             scope.spawn(move || {
                 loop {
                     let start = next.fetch_add(chunk, Ordering::Relaxed);
-                    if start >= jobs.len() {
+                    if start >= todo.len() {
                         break;
                     }
-                    let end = (start + chunk).min(jobs.len());
+                    let end = (start + chunk).min(todo.len());
                     let mut out = Vec::with_capacity(end - start);
-                    for (i, job) in jobs.iter().enumerate().take(end).skip(start) {
+                    for &i in &todo[start..end] {
+                        let job = &jobs[i];
                         let spec = EpisodeSpec {
                             index: i,
                             case: &cases[job.case],
@@ -416,17 +493,44 @@ pub fn run(
             total,
             ..Default::default()
         };
-        for batch in rx {
-            for record in batch {
-                pending.insert(record.index, record);
-            }
-            while let Some(r) = pending.remove(&expected) {
+        let mut rx = rx.into_iter();
+        loop {
+            // The next episode in order: just run, or finished by an earlier attempt (loaded from the store).
+            let r = match pending.remove(&expected) {
+                Some(r) => r,
+                None if expected < total && is_done(expected) => {
+                    let loaded = match load.as_mut() {
+                        Some(load) => load(expected),
+                        None => Err(std::io::Error::other("no resume source")),
+                    };
+                    match loaded {
+                        Ok(r) => r,
+                        Err(e) => {
+                            if sink_result.is_ok() {
+                                sink_result = Err(e);
+                                next.store(todo.len(), Ordering::Relaxed);
+                            }
+                            break;
+                        }
+                    }
+                }
+                None => match rx.next() {
+                    Some(batch) => {
+                        for record in batch {
+                            pending.insert(record.index, record);
+                        }
+                        continue;
+                    }
+                    None => break,
+                },
+            };
+            {
                 agg.add(jobs[expected], &r);
                 if sink_result.is_ok() {
                     sink_result = sink.episode(&r);
                     if sink_result.is_err() {
                         // Stop handing out work; workers finish their current chunk.
-                        next.store(total, Ordering::Relaxed);
+                        next.store(todo.len(), Ordering::Relaxed);
                     }
                 }
                 expected += 1;
@@ -443,6 +547,9 @@ pub fn run(
                 progress(&info);
             }
         }
+        // After a failure, let the workers finish their chunks (they stop taking new ones) so none blocks on
+        // a full channel.
+        for _ in rx {}
     });
     sink_result?;
     Ok(agg.finish(&config.settings, config.repeat))

@@ -1,6 +1,7 @@
 //! The `gauntlet` binary: a thin shell over the library crates.
 
 mod config;
+mod stored;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
@@ -32,6 +33,13 @@ enum Command {
     Privilege(PrivilegeArgs),
     /// Red-team a model or app: vulnerabilities × attack methods → target → judge → risk assessment.
     Redteam(Box<RedteamArgs>),
+    /// Stored runs: list, show, delete.
+    #[command(subcommand)]
+    Runs(stored::RunsCommand),
+    /// Render a stored run: table, json, jsonl, html, junit or md.
+    Report(stored::ReportArgs),
+    /// Re-judge a stored run with the current verifiers, without calling any model.
+    Replay(stored::ReplayArgs),
 }
 
 #[derive(Args)]
@@ -137,7 +145,7 @@ enum PrivilegeCommand {
     },
 }
 
-#[derive(Args)]
+#[derive(Args, serde::Serialize, serde::Deserialize)]
 struct RunArgs {
     /// Case files or directories (default: the built-in suite).
     #[arg(long = "suite", value_name = "PATH")]
@@ -200,6 +208,35 @@ struct RunArgs {
     /// Only print the tables (no progress).
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    #[serde(skip)]
+    store: StoreArgs,
+    /// Continue an interrupted run (from the store) with its own arguments: finished episodes are kept, the
+    /// rest are run. Only --store, --json, --quiet, --concurrency and --fail-on apply alongside it.
+    #[arg(long, value_name = "RUN_ID")]
+    #[serde(skip)]
+    resume: Option<String>,
+    /// Exit 3 when a condition holds for any target, e.g. 'asr > 0.10', 'utility < 0.9' (repeatable; metrics:
+    /// asr, asr.SETTING, utility, utility.SETTING, errored, errored_rate, undetermined).
+    #[arg(long = "fail-on", value_name = "EXPR")]
+    #[serde(skip)]
+    fail_on: Vec<String>,
+}
+
+/// Where runs are recorded.
+#[derive(Args, Clone, Default)]
+struct StoreArgs {
+    /// The run store (SQLite), created if missing.
+    #[arg(
+        long = "store",
+        value_name = "PATH",
+        env = "GAUNTLET_STORE",
+        default_value = gauntlet_store::DEFAULT_PATH
+    )]
+    path: PathBuf,
+    /// Do not record the run in the store (it cannot then be resumed, replayed or reported on).
+    #[arg(long)]
+    no_store: bool,
 }
 
 #[derive(Subcommand)]
@@ -281,7 +318,32 @@ fn load_valid(paths: &[PathBuf]) -> Result<Loaded> {
     Ok(loaded)
 }
 
-fn cmd_run(a: RunArgs) -> Result<ExitCode> {
+fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
+    let store = open_store(&a.store)?;
+    let mut resumed = None;
+    if let Some(id) = a.resume.take() {
+        let Some(st) = &store else {
+            bail!("--resume: the run store is off (--no-store); resuming reads it");
+        };
+        let info = st.run(&id)?;
+        if info.kind != "run" {
+            bail!(
+                "--resume: {id} is a `{}` run; resume it with `gauntlet {} --resume {id}`",
+                info.kind,
+                info.kind
+            );
+        }
+        let mut stored: RunArgs = serde_json::from_value(info.args.clone())
+            .with_context(|| format!("--resume: the stored arguments of run {id}"))?;
+        stored.json = a.json.take();
+        stored.quiet = a.quiet;
+        stored.concurrency = a.concurrency.or(stored.concurrency);
+        stored.store = a.store.clone();
+        stored.fail_on = std::mem::take(&mut a.fail_on);
+        a = stored;
+        resumed = Some(info);
+    }
     let mut settings = Vec::new();
     for s in &a.settings {
         let s: Setting = s
@@ -365,6 +427,40 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
     let defense =
         gauntlet_defense::from_spec(&a.defense).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
     let defense = defense.as_ref();
+    let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
+    let header = gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids);
+    let total = gauntlet_cases::run::plan_len(&cases, targets.len(), &config);
+    let (run_id, done) = match (&store, &resumed) {
+        (Some(st), Some(info)) => {
+            if serde_json::to_value(&header)? != info.header {
+                bail!(
+                    "--resume: run {} no longer plans the same episodes: its cases, targets or settings changed since it started",
+                    info.id
+                );
+            }
+            st.reopen_run(&info.id)?;
+            let done = st.done(&info.id, total)?;
+            if !a.quiet {
+                eprintln!(
+                    "resuming run {}: {} of {} episodes already done",
+                    info.id,
+                    done.iter().filter(|d| **d).count(),
+                    total
+                );
+            }
+            (Some(info.id.clone()), done)
+        }
+        (Some(st), None) => {
+            let id = st.create_run(
+                gauntlet_store::RunKind::Run,
+                &serde_json::to_value(&a)?,
+                &serde_json::to_value(&header)?,
+                total as u64,
+            )?;
+            (Some(id), Vec::new())
+        }
+        (None, _) => (None, Vec::new()),
+    };
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
     let last_draw = std::sync::Mutex::new(Instant::now());
@@ -411,52 +507,125 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
             eprintln!();
         }
     };
-    let summary = match &a.json {
+    let mut json_sink = match &a.json {
         Some(path) => {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("--json: cannot create {}", path.display()))?;
-            let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
-            let mut sink = gauntlet_report::JsonSink::start(
-                std::io::BufWriter::new(file),
-                &gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids),
+            Some(
+                gauntlet_report::JsonSink::start(std::io::BufWriter::new(file), &header)
+                    .with_context(|| format!("--json: cannot write {}", path.display()))?,
             )
-            .with_context(|| format!("--json: cannot write {}", path.display()))?;
-            let summary = run(
-                &cases,
-                &targets,
-                defense,
-                attacker.as_ref(),
-                &config,
-                &mut sink,
-                &progress,
-            )
-            .with_context(|| format!("writing {}", path.display()))?;
-            sink.finish(&summary)
-                .with_context(|| format!("writing {}", path.display()))?;
-            summary
         }
-        None => run(
+        None => None,
+    };
+    let mut store_sink = match (&store, &run_id) {
+        (Some(st), Some(id)) => Some(StoreSink {
+            writer: st.writer(id),
+            done: &done,
+        }),
+        _ => None,
+    };
+    let mut load = |i: usize| -> std::io::Result<gauntlet_cases::EpisodeRecord> {
+        match (&store, &run_id) {
+            (Some(st), Some(id)) => st
+                .episode(id, i)
+                .map_err(std::io::Error::other)?
+                .ok_or_else(|| std::io::Error::other(format!("episode {i} is not in the store"))),
+            _ => Err(std::io::Error::other("no store")),
+        }
+    };
+    let resume = run_id.as_ref().map(|_| gauntlet_cases::run::Resume {
+        done: &done,
+        load: &mut load,
+    });
+    let result = {
+        let mut tee = Tee(Vec::new());
+        if let Some(j) = json_sink.as_mut() {
+            tee.0.push(j);
+        }
+        if let Some(s) = store_sink.as_mut() {
+            tee.0.push(s);
+        }
+        run(
             &cases,
             &targets,
             defense,
             attacker.as_ref(),
             &config,
-            &mut gauntlet_cases::run::Discard,
+            &mut tee,
             &progress,
-        )?,
+            resume,
+        )
     };
+    if let Some(mut s) = store_sink {
+        s.writer.commit()?;
+    }
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            if let (Some(st), Some(id)) = (&store, &run_id) {
+                st.finish_run(id, "failed", None)?;
+            }
+            return Err(e).context(match &a.json {
+                Some(p) => format!("writing {}", p.display()),
+                None => "recording the run".into(),
+            });
+        }
+    };
+    if let (Some(j), Some(path)) = (json_sink, &a.json) {
+        j.finish(&summary)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let (Some(st), Some(id)) = (&store, &run_id) {
+        for (name, pool) in models.pools() {
+            st.put_ledger(id, &name, &serde_json::to_value(pool.ledger().snapshot())?)?;
+        }
+        st.finish_run(id, "complete", Some(&serde_json::to_value(&summary)?))?;
+    }
     let elapsed = started.elapsed();
-    let mut out = std::io::stdout().lock();
+    print_run(&mut std::io::stdout().lock(), &header, &summary)?;
+    if !a.quiet {
+        models.report();
+        let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
+        eprintln!(
+            "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
+            summary.episodes,
+            elapsed.as_secs_f64(),
+            per,
+            concurrency
+        );
+        if let Some(p) = &a.json {
+            eprintln!("wrote {}", p.display());
+        }
+        if let Some(id) = &run_id {
+            eprintln!(
+                "run {id} recorded in {} (gauntlet report {id} --format html|md|junit|json|jsonl)",
+                a.store.path.display()
+            );
+        }
+    }
+    Ok(gate_exit(
+        &gates,
+        &gauntlet_report::gate::run_metrics(&summary),
+    ))
+}
+
+/// Prints a run's tables.
+fn print_run(
+    out: &mut dyn Write,
+    h: &gauntlet_report::json::RunHeader,
+    summary: &gauntlet_cases::Summary,
+) -> Result<()> {
     writeln!(
         out,
         "Gauntlet run: {} cases × {} settings × {} targets × {} reps = {} episodes (defense: {}, seed {})",
-        cases.len(),
-        config.settings.len(),
-        targets.len(),
-        config.repeat,
+        h.cases.len(),
+        h.config.settings.len(),
+        h.targets.len(),
+        h.config.repeat,
         summary.episodes,
-        defense.name(),
-        config.seed
+        h.defense,
+        h.config.seed
     )?;
     writeln!(
         out,
@@ -477,21 +646,69 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode> {
         )?;
         writeln!(out, "{}", gauntlet_report::rung_table(&summary))?;
     }
-    if !a.quiet {
-        models.report();
-        let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
-        eprintln!(
-            "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
-            summary.episodes,
-            elapsed.as_secs_f64(),
-            per,
-            concurrency
-        );
-        if let Some(p) = &a.json {
-            eprintln!("wrote {}", p.display());
-        }
+    Ok(())
+}
+
+/// Opens the run store unless `--no-store`.
+fn open_store(a: &StoreArgs) -> Result<Option<gauntlet_store::Store>> {
+    if a.no_store {
+        return Ok(None);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Some(gauntlet_store::Store::open(&a.path)?))
+}
+
+/// Parses the `--fail-on` conditions against a job's metrics.
+fn parse_gates(exprs: &[String], known: &[&str]) -> Result<Vec<gauntlet_report::gate::Gate>> {
+    exprs
+        .iter()
+        .map(|e| gauntlet_report::gate::Gate::parse(e, known).map_err(anyhow::Error::from))
+        .collect()
+}
+
+/// Exit code 3 when a gate failed (each printed to stderr), 0 otherwise.
+fn gate_exit(
+    gates: &[gauntlet_report::gate::Gate],
+    metrics: &gauntlet_report::gate::Metrics,
+) -> ExitCode {
+    let results = gauntlet_report::gate::check(gates, metrics);
+    for r in &results {
+        eprintln!("gate {r}");
+    }
+    if results.iter().any(|r| r.failed) {
+        ExitCode::from(GATE_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The exit code of a run whose `--fail-on` gate failed.
+const GATE_FAILED: u8 = 3;
+
+/// Stores each episode a run produces (skipping those an earlier attempt stored).
+struct StoreSink<'a> {
+    writer: gauntlet_store::Writer<'a>,
+    done: &'a [bool],
+}
+
+impl gauntlet_cases::EpisodeSink for StoreSink<'_> {
+    fn episode(&mut self, r: &gauntlet_cases::EpisodeRecord) -> std::io::Result<()> {
+        if self.done.get(r.index).copied().unwrap_or(false) {
+            return Ok(());
+        }
+        self.writer.episode(r).map_err(std::io::Error::other)
+    }
+}
+
+/// Hands each episode to several sinks.
+struct Tee<'a>(Vec<&'a mut dyn gauntlet_cases::EpisodeSink>);
+
+impl gauntlet_cases::EpisodeSink for Tee<'_> {
+    fn episode(&mut self, r: &gauntlet_cases::EpisodeRecord) -> std::io::Result<()> {
+        for s in &mut self.0 {
+            s.episode(r)?;
+        }
+        Ok(())
+    }
 }
 
 /// The model side of a run: a tokio runtime (created only when a model or HTTP target needs it) and one pool
@@ -1131,6 +1348,9 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         max_turns: 10,
         json: None,
         quiet: true,
+        store: StoreArgs::default(),
+        resume: None,
+        fail_on: vec![],
     };
     let models = Models::new(&cfg, &run_like, gauntlet_llm::CacheMode::Off)?;
     let mut targets: Vec<Box<dyn gauntlet_agents::Target>> = Vec::new();
@@ -1374,6 +1594,9 @@ fn main() -> ExitCode {
         Command::Tools(t) => cmd_tools(t),
         Command::Privilege(p) => cmd_privilege(p),
         Command::Redteam(r) => cmd_redteam(*r),
+        Command::Runs(c) => stored::cmd_runs(c),
+        Command::Report(r) => stored::cmd_report(r),
+        Command::Replay(r) => stored::cmd_replay(r),
     };
     match result {
         Ok(code) => code,

@@ -1,7 +1,11 @@
-//! Renderers for run results: terminal tables and the streamed JSON document.
+//! Renderers for run results, live or from the store: terminal tables, the streamed JSON document, HTML,
+//! JUnit XML and Markdown, and the `--fail-on` gates.
 
+pub mod gate;
 pub mod html;
 pub mod json;
+pub mod junit;
+pub mod markdown;
 pub mod table;
 
 pub use json::JsonSink;

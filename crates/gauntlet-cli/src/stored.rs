@@ -1,0 +1,447 @@
+//! Commands over the run store: `runs list|show|delete`, `report`, `replay`.
+
+use crate::{RunArgs, StoreArgs, gate_exit, load_valid, parse_gates, print_run};
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use gauntlet_cases::{EpisodeRecord, PreparedCase, Summary};
+use gauntlet_report::json::RunHeader;
+use gauntlet_store::{RunInfo, Store};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `gauntlet runs …`
+#[derive(Subcommand)]
+pub enum RunsCommand {
+    /// List stored runs, newest first.
+    List {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// As JSON (one object per run, without arguments and summaries).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one run: what started it, how far it got, its summary.
+    Show {
+        /// The run id.
+        id: String,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Delete runs and everything stored for them.
+    Delete {
+        /// Run ids.
+        #[arg(required = true)]
+        ids: Vec<String>,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+}
+
+/// Report formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The terminal tables.
+    Table,
+    /// One JSON document (the same as the job's `--json`).
+    Json,
+    /// One JSON object per episode (or case) per line.
+    Jsonl,
+    /// One self-contained HTML file.
+    Html,
+    /// JUnit XML.
+    Junit,
+    /// A Markdown summary for a CI job summary.
+    Md,
+}
+
+/// `gauntlet report`
+#[derive(Args)]
+pub struct ReportArgs {
+    /// The run id (`gauntlet runs list`).
+    id: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+    /// Write to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// HTML: episodes (or cases) shown in full; the rest are counted.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    max_detail: usize,
+    /// Exit 3 when a condition holds (as for the job that made the run).
+    #[arg(long = "fail-on", value_name = "EXPR")]
+    fail_on: Vec<String>,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+/// `gauntlet replay`
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// The run to replay (a `run` or an earlier replay).
+    id: String,
+    /// Exit 3 when a condition holds for any target (as for `gauntlet run`).
+    #[arg(long = "fail-on", value_name = "EXPR")]
+    fail_on: Vec<String>,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+fn open(a: &StoreArgs) -> Result<Store> {
+    if a.no_store {
+        bail!("--no-store: this command reads the store");
+    }
+    if !a.path.exists() {
+        bail!(
+            "--store: {} does not exist (runs are recorded there by `gauntlet run`, `redteam` and `privilege`)",
+            a.path.display()
+        );
+    }
+    Ok(Store::open(&a.path)?)
+}
+
+/// `gauntlet runs …`
+pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match c {
+        RunsCommand::List { store, json } => {
+            let st = open(&store)?;
+            let runs = st.runs()?;
+            if json {
+                for r in &runs {
+                    let v = serde_json::json!({"id": r.id, "kind": r.kind, "status": r.status, "created": r.created, "updated": r.updated, "total": r.total, "done": r.done});
+                    writeln!(out, "{v}")?;
+                }
+            } else if runs.is_empty() {
+                writeln!(out, "no runs in {}", st.path().display())?;
+            } else {
+                let mut t = comfy_table();
+                t.set_header(["Run", "Job", "Status", "Created (UTC)", "Done"]);
+                for r in &runs {
+                    t.add_row([
+                        r.id.clone(),
+                        r.kind.clone(),
+                        r.status.clone(),
+                        r.created.clone(),
+                        format!("{}/{}", r.done, r.total),
+                    ]);
+                }
+                writeln!(out, "{t}")?;
+            }
+        }
+        RunsCommand::Show { id, store } => {
+            let st = open(&store)?;
+            let r = st.run(&id)?;
+            writeln!(
+                out,
+                "run {}: {} · {} · {}/{} done · created {} · updated {} · gauntlet {}",
+                r.id, r.kind, r.status, r.done, r.total, r.created, r.updated, r.version
+            )?;
+            writeln!(out, "arguments: {}", r.args)?;
+            for (model, counters) in st.ledger(&id)? {
+                writeln!(out, "model {model}: {counters}")?;
+            }
+            if r.status != "complete" {
+                writeln!(
+                    out,
+                    "not complete: `gauntlet {} --resume {}` continues it",
+                    if r.kind == "replay" { "run" } else { &r.kind },
+                    r.id
+                )?;
+            }
+            if r.summary.is_some() {
+                drop(out);
+                return report(
+                    &st,
+                    &r,
+                    Format::Table,
+                    &mut std::io::stdout().lock(),
+                    2000,
+                    &[],
+                );
+            }
+        }
+        RunsCommand::Delete { ids, store } => {
+            let mut st = open(&store)?;
+            for id in ids {
+                st.delete_run(&id)?;
+                writeln!(out, "deleted {id}")?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn comfy_table() -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t
+}
+
+/// `gauntlet report`
+pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
+    let st = open(&a.store)?;
+    let info = st.run(&a.id)?;
+    let mut sink: Box<dyn Write> = match &a.out {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .with_context(|| format!("--out: cannot create {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let code = report(&st, &info, a.format, &mut sink, a.max_detail, &a.fail_on)?;
+    sink.flush()?;
+    if let Some(p) = &a.out {
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(code)
+}
+
+/// The cases a stored run was planned with, in its order, loaded from its own suites.
+fn stored_cases(info: &RunInfo, header: &RunHeader) -> Result<Vec<PreparedCase>> {
+    let args: RunArgs = serde_json::from_value(info.args.clone())
+        .with_context(|| format!("the stored arguments of run {}", info.id))?;
+    let loaded = load_valid(&args.suites)?;
+    let mut by_id: std::collections::HashMap<String, gauntlet_cases::Case> = loaded
+        .cases
+        .into_iter()
+        .map(|c| (c.id.clone(), c))
+        .collect();
+    header
+        .cases
+        .iter()
+        .map(|id| {
+            by_id.remove(id).map(PreparedCase::new).with_context(|| {
+                format!(
+                    "run {}: case `{id}` is no longer in its suites ({})",
+                    info.id,
+                    if args.suites.is_empty() {
+                        "the built-in suite".to_string()
+                    } else {
+                        args.suites
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                )
+            })
+        })
+        .collect()
+}
+
+/// A stored run's summary; for a run that did not finish, folded from the episodes it stored.
+fn run_summary(st: &Store, info: &RunInfo, header: &RunHeader) -> Result<Summary> {
+    if let Some(s) = &info.summary {
+        return serde_json::from_value(s.clone())
+            .with_context(|| format!("the stored summary of run {}", info.id));
+    }
+    let cases = stored_cases(info, header)?;
+    let mut sum =
+        gauntlet_cases::run::Summarizer::new(&cases, header.targets.clone(), &header.config);
+    st.for_each_episode(&info.id, |r| {
+        sum.add(&r);
+        Ok(())
+    })?;
+    Ok(sum.finish())
+}
+
+/// Streams a run's episodes; a read error is kept and reported after the renderer is done.
+struct Episodes {
+    inner: gauntlet_store::EpisodeStream,
+    error: Option<gauntlet_store::StoreError>,
+}
+
+impl Iterator for Episodes {
+    type Item = EpisodeRecord;
+
+    fn next(&mut self) -> Option<EpisodeRecord> {
+        match self.inner.next()? {
+            Ok(r) => Some(r),
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+fn episodes(st: &Store, id: &str) -> Episodes {
+    Episodes {
+        inner: gauntlet_store::stream_episodes(st.path(), id),
+        error: None,
+    }
+}
+
+fn report(
+    st: &Store,
+    info: &RunInfo,
+    format: Format,
+    out: &mut dyn Write,
+    max_detail: usize,
+    fail_on: &[String],
+) -> Result<ExitCode> {
+    match info.kind.as_str() {
+        "run" | "replay" => {
+            let gates = parse_gates(fail_on, gauntlet_report::gate::RUN_METRICS)?;
+            let header: RunHeader = serde_json::from_value(info.header.clone())
+                .with_context(|| format!("the stored header of run {}", info.id))?;
+            let summary = run_summary(st, info, &header)?;
+            let mut eps = episodes(st, &info.id);
+            match format {
+                Format::Table => print_run(out, &header, &summary)?,
+                Format::Json => {
+                    let mut sink = gauntlet_report::JsonSink::start(&mut *out, &header)?;
+                    for r in &mut eps {
+                        gauntlet_cases::EpisodeSink::episode(&mut sink, &r)?;
+                    }
+                    sink.finish(&summary)?;
+                }
+                Format::Jsonl => {
+                    for r in &mut eps {
+                        serde_json::to_writer(&mut *out, &r)?;
+                        out.write_all(b"\n")?;
+                    }
+                }
+                Format::Md => out.write_all(
+                    gauntlet_report::markdown::run_markdown(&info.id, &header, &summary, &mut eps)
+                        .as_bytes(),
+                )?,
+                Format::Junit => out.write_all(
+                    gauntlet_report::junit::run_junit(&info.id, &header, &mut eps).as_bytes(),
+                )?,
+                Format::Html => out.write_all(
+                    gauntlet_report::html::run_html(
+                        &info.id,
+                        &header,
+                        &summary,
+                        &mut eps,
+                        &gauntlet_report::html::HtmlOptions { max_detail },
+                    )
+                    .as_bytes(),
+                )?,
+            }
+            if let Some(e) = eps.error {
+                return Err(e.into());
+            }
+            Ok(gate_exit(
+                &gates,
+                &gauntlet_report::gate::run_metrics(&summary),
+            ))
+        }
+        other => bail!(
+            "run {} is a `{other}` run, which this build cannot report on",
+            info.id
+        ),
+    }
+}
+
+/// `gauntlet replay`: re-judges every stored episode of a run with the current verifiers, from its final state,
+/// gateway log and replies (no agent, no model), and stores the result as a new `replay` run.
+pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
+    let st = open(&a.store)?;
+    let info = st.run(&a.id)?;
+    if info.kind != "run" && info.kind != "replay" {
+        bail!(
+            "run {} is a `{}` run; replay re-judges safety-case runs (`gauntlet run`)",
+            info.id,
+            info.kind
+        );
+    }
+    let header: RunHeader = serde_json::from_value(info.header.clone())
+        .with_context(|| format!("the stored header of run {}", info.id))?;
+    let cases = stored_cases(&info, &header)?;
+    let total = gauntlet_cases::run::plan_len(&cases, header.targets.len(), &header.config);
+    if total as u64 != info.total {
+        bail!(
+            "run {}: its cases now plan {total} episodes instead of {} (a case's settings changed); run it again instead",
+            info.id,
+            info.total
+        );
+    }
+    let by_id: std::collections::HashMap<&str, &PreparedCase> =
+        cases.iter().map(|c| (c.case.id.as_str(), c)).collect();
+    let mut args = info.args.clone();
+    if let Some(o) = args.as_object_mut() {
+        o.insert("replay_of".into(), serde_json::json!(info.id));
+    }
+    let new_id = st.create_run(
+        gauntlet_store::RunKind::Replay,
+        &args,
+        &info.header,
+        info.total,
+    )?;
+    let mut sum =
+        gauntlet_cases::run::Summarizer::new(&cases, header.targets.clone(), &header.config);
+    let mut changed = Vec::new();
+    let mut n = 0u64;
+    {
+        let mut w = st.writer(&new_id);
+        let mut eps = episodes(&st, &info.id);
+        for mut r in &mut eps {
+            let Some(pc) = by_id.get(r.case.as_str()) else {
+                continue;
+            };
+            let before = (r.verdict.outcome, r.task_success);
+            if gauntlet_cases::episode::rejudge(pc, &mut r) {
+                changed.push((
+                    r.index,
+                    r.case.clone(),
+                    r.setting,
+                    r.target.clone(),
+                    before,
+                    (r.verdict.outcome, r.task_success),
+                ));
+            }
+            sum.add(&r);
+            w.episode(&r)?;
+            n += 1;
+        }
+        w.commit()?;
+        if let Some(e) = eps.error {
+            st.finish_run(&new_id, "failed", None)?;
+            return Err(e.into());
+        }
+    }
+    let summary = sum.finish();
+    let complete = n == info.total;
+    st.finish_run(
+        &new_id,
+        if complete { "complete" } else { "failed" },
+        complete
+            .then(|| serde_json::to_value(&summary))
+            .transpose()?
+            .as_ref(),
+    )?;
+    let mut out = std::io::stdout().lock();
+    print_run(&mut out, &header, &summary)?;
+    writeln!(
+        out,
+        "\nReplayed run {} as {new_id}: {n} episodes re-judged, {} verdicts or task results changed{}",
+        info.id,
+        changed.len(),
+        if complete {
+            String::new()
+        } else {
+            format!(
+                " (the original stored {n} of {} episodes: resume it first)",
+                info.total
+            )
+        }
+    )?;
+    for (i, case, setting, target, (o0, t0), (o1, t1)) in changed.iter().take(50) {
+        writeln!(
+            out,
+            "  episode {i} {case} / {setting} / {target}: {o0:?} → {o1:?}, task {t0:?} → {t1:?}"
+        )?;
+    }
+    if changed.len() > 50 {
+        writeln!(out, "  … and {} more", changed.len() - 50)?;
+    }
+    Ok(gate_exit(
+        &gates,
+        &gauntlet_report::gate::run_metrics(&summary),
+    ))
+}

@@ -1,0 +1,803 @@
+//! The run store: every run of every job in one embedded SQLite database (default `.gauntlet/gauntlet.db`),
+//! written as results complete, so a crashed run can be resumed, replayed and reported on.
+//!
+//! Layout (schema version [`SCHEMA_VERSION`], migrated in place on open):
+//! - `runs`: one row per run — job kind, status, the arguments that started it (to resume it), the header
+//!   of its report, how many results it plans, and its summary once complete;
+//! - `episodes`: one row per safety-case episode — the columns one filters on, and the whole record as JSON
+//!   (trace, gateway log with raw and observed results, verdict with evidence, controller decisions, final state);
+//! - `events`: one row per gateway event of an episode, for querying tool calls across a run;
+//! - `items`: one row per result of the other jobs (red-team cases, privilege decisions), as JSON;
+//! - `ledger`: each model pool's counters at the end of a run.
+//!
+//! Secrets never reach the store: arguments are stored as the CLI parsed them, and API keys only ever come from
+//! the environment.
+
+use gauntlet_cases::EpisodeRecord;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Where runs are stored unless `--store` says otherwise.
+pub const DEFAULT_PATH: &str = ".gauntlet/gauntlet.db";
+
+/// Migrations, in order: migration `i` takes the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    version TEXT NOT NULL,
+    args TEXT NOT NULL,
+    header TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    summary TEXT
+);
+CREATE TABLE episodes (
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    case_id TEXT NOT NULL,
+    setting TEXT NOT NULL,
+    target TEXT NOT NULL,
+    rep INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    level TEXT,
+    task_success INTEGER,
+    error TEXT,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE events (
+    run_id TEXT NOT NULL,
+    episode INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    allowed INTEGER NOT NULL,
+    injected INTEGER NOT NULL,
+    tier TEXT NOT NULL,
+    error TEXT,
+    PRIMARY KEY (run_id, episode, seq)
+) WITHOUT ROWID;
+CREATE TABLE items (
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    outcome TEXT,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE ledger (
+    run_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    counters TEXT NOT NULL,
+    PRIMARY KEY (run_id, model)
+) WITHOUT ROWID;
+"];
+
+/// What went wrong with the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("store {path}: {source}")]
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
+    /// The directory could not be created.
+    #[error("store {path}: {source}")]
+    Io {
+        /// The database file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A stored record could not be read back.
+    #[error("store {path}: run {run}, result {index}: {source}")]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// The run.
+        run: String,
+        /// The result's index.
+        index: i64,
+        /// Why it could not be parsed.
+        source: serde_json::Error,
+    },
+    /// No run has that id.
+    #[error("no run `{0}` in the store (see `gauntlet runs list`)")]
+    NoSuchRun(String),
+    /// The database was written by a newer Gauntlet.
+    #[error(
+        "store {path}: schema version {found} is newer than this build's {SCHEMA_VERSION}; upgrade Gauntlet"
+    )]
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// The version found.
+        found: i64,
+    },
+}
+
+/// Results of this module.
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// A job's kind, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunKind {
+    /// `gauntlet run`.
+    Run,
+    /// `gauntlet redteam`.
+    Redteam,
+    /// `gauntlet privilege`.
+    Privilege,
+    /// `gauntlet replay` of a run.
+    Replay,
+}
+
+impl RunKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunKind::Run => "run",
+            RunKind::Redteam => "redteam",
+            RunKind::Privilege => "privilege",
+            RunKind::Replay => "replay",
+        }
+    }
+}
+
+/// A run's row.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunInfo {
+    /// The run id.
+    pub id: String,
+    /// `run`, `redteam`, `privilege` or `replay`.
+    pub kind: String,
+    /// `running` (or crashed: resume it), `complete` or `failed`.
+    pub status: String,
+    /// When it was created (UTC, RFC 3339).
+    pub created: String,
+    /// When it last changed (UTC, RFC 3339).
+    pub updated: String,
+    /// The Gauntlet version that created it.
+    pub version: String,
+    /// The arguments that started it.
+    pub args: Value,
+    /// Its report's header.
+    pub header: Value,
+    /// Results planned.
+    pub total: u64,
+    /// Results stored.
+    pub done: u64,
+    /// Its summary, once complete.
+    pub summary: Option<Value>,
+}
+
+/// The store: one SQLite connection.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+/// Now, as RFC 3339 UTC seconds.
+fn now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil(secs / 86_400);
+    let s = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
+fn civil(days: u64) -> (i64, u32, u32) {
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+impl Store {
+    /// Opens (creating it and its directory if needed) and migrates the store at `path`.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        let conn = Connection::open(path).map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.init()?;
+        Ok(store)
+    }
+
+    fn sql<T>(&self, r: rusqlite::Result<T>) -> Result<T> {
+        r.map_err(|source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    fn init(&mut self) -> Result<()> {
+        // WAL: readers (`runs list` while a run writes) never block the writer; NORMAL sync is durable across a
+        // process crash, which is what resume is for (a power cut may lose the last commits, never corrupt).
+        let r = self.conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;",
+        );
+        self.sql(r)?;
+        let version: i64 = {
+            let r = self
+                .conn
+                .query_row("PRAGMA user_version", [], |row| row.get(0));
+            self.sql(r)?
+        };
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::TooNew {
+                path: self.path.clone(),
+                found: version,
+            });
+        }
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = self.conn.transaction();
+            let tx = match tx {
+                Ok(t) => t,
+                Err(source) => {
+                    return Err(StoreError::Sqlite {
+                        path: self.path.clone(),
+                        source,
+                    });
+                }
+            };
+            let r = tx
+                .execute_batch(m)
+                .and_then(|_| tx.pragma_update(None, "user_version", i as i64 + 1))
+                .and_then(|_| tx.commit());
+            r.map_err(|source| StoreError::Sqlite {
+                path: self.path.clone(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records a new run and returns its id (`YYYYMMDD-HHMMSS-xxxxxx`, UTC).
+    pub fn create_run(
+        &self,
+        kind: RunKind,
+        args: &Value,
+        header: &Value,
+        total: u64,
+    ) -> Result<String> {
+        let t = now();
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let stamp: String = t.chars().filter(char::is_ascii_digit).collect();
+        // Process id and sub-second time tell apart runs started in the same second.
+        let tag = (nanos ^ std::process::id().rotate_left(16)) & 0xff_ffff;
+        let id = format!("{}-{}-{tag:06x}", &stamp[..8], &stamp[8..14]);
+        let r = self.conn.execute(
+            "INSERT INTO runs (id, kind, status, created, updated, version, args, header, total)
+             VALUES (?1, ?2, 'running', ?3, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                id,
+                kind.as_str(),
+                t,
+                env!("CARGO_PKG_VERSION"),
+                args.to_string(),
+                header.to_string(),
+                total as i64
+            ],
+        );
+        self.sql(r)?;
+        Ok(id)
+    }
+
+    /// Marks a run `complete` (with its summary) or `failed`.
+    pub fn finish_run(&self, id: &str, status: &str, summary: Option<&Value>) -> Result<()> {
+        let r = self.conn.execute(
+            "UPDATE runs SET status = ?2, updated = ?3, summary = ?4 WHERE id = ?1",
+            params![id, status, now(), summary.map(Value::to_string)],
+        );
+        if self.sql(r)? == 0 {
+            return Err(StoreError::NoSuchRun(id.into()));
+        }
+        Ok(())
+    }
+
+    /// Marks a run as running again (resumed).
+    pub fn reopen_run(&self, id: &str) -> Result<()> {
+        let r = self.conn.execute(
+            "UPDATE runs SET status = 'running', updated = ?2 WHERE id = ?1",
+            params![id, now()],
+        );
+        if self.sql(r)? == 0 {
+            return Err(StoreError::NoSuchRun(id.into()));
+        }
+        Ok(())
+    }
+
+    fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
+        let parse = |s: String| serde_json::from_str(&s).unwrap_or(Value::String(s));
+        Ok(RunInfo {
+            id: row.get(0)?,
+            kind: row.get(1)?,
+            status: row.get(2)?,
+            created: row.get(3)?,
+            updated: row.get(4)?,
+            version: row.get(5)?,
+            args: parse(row.get(6)?),
+            header: parse(row.get(7)?),
+            total: row.get::<_, i64>(8)? as u64,
+            summary: row.get::<_, Option<String>>(9)?.map(parse),
+            done: row.get::<_, i64>(10)? as u64,
+        })
+    }
+
+    const RUN_COLUMNS: &str =
+        "id, kind, status, created, updated, version, args, header, total, summary,
+        (SELECT count(*) FROM episodes e WHERE e.run_id = runs.id)
+        + (SELECT count(*) FROM items i WHERE i.run_id = runs.id)";
+
+    /// One run.
+    pub fn run(&self, id: &str) -> Result<RunInfo> {
+        let sql = format!("SELECT {} FROM runs WHERE id = ?1", Self::RUN_COLUMNS);
+        let r = self
+            .conn
+            .query_row(&sql, params![id], Self::run_row)
+            .optional();
+        self.sql(r)?.ok_or_else(|| StoreError::NoSuchRun(id.into()))
+    }
+
+    /// Every run, newest first.
+    pub fn runs(&self) -> Result<Vec<RunInfo>> {
+        let sql = format!(
+            "SELECT {} FROM runs ORDER BY created DESC, rowid DESC",
+            Self::RUN_COLUMNS
+        );
+        let r = self.conn.prepare(&sql).and_then(|mut st| {
+            st.query_map([], Self::run_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        });
+        self.sql(r)
+    }
+
+    /// Deletes a run and everything stored for it.
+    pub fn delete_run(&mut self, id: &str) -> Result<()> {
+        let r = self.conn.transaction().and_then(|tx| {
+            let mut n = 0;
+            for table in ["episodes", "events", "items", "ledger"] {
+                tx.execute(
+                    &format!("DELETE FROM {table} WHERE run_id = ?1"),
+                    params![id],
+                )?;
+            }
+            n += tx.execute("DELETE FROM runs WHERE id = ?1", params![id])?;
+            tx.commit()?;
+            Ok(n)
+        });
+        if self.sql(r)? == 0 {
+            return Err(StoreError::NoSuchRun(id.into()));
+        }
+        Ok(())
+    }
+
+    /// Which of a run's `total` results are stored (episodes or items), by index.
+    pub fn done(&self, id: &str, total: usize) -> Result<Vec<bool>> {
+        let mut done = vec![false; total];
+        let r = self.conn.prepare(
+            "SELECT idx FROM episodes WHERE run_id = ?1 UNION ALL SELECT idx FROM items WHERE run_id = ?1",
+        );
+        let mut st = self.sql(r)?;
+        let r = st.query_map(params![id], |row| row.get::<_, i64>(0));
+        for i in self.sql(r)? {
+            let i = self.sql(i)?;
+            if let Some(d) = usize::try_from(i).ok().and_then(|i| done.get_mut(i)) {
+                *d = true;
+            }
+        }
+        Ok(done)
+    }
+
+    /// One stored episode.
+    pub fn episode(&self, id: &str, index: usize) -> Result<Option<EpisodeRecord>> {
+        let r = self
+            .conn
+            .query_row(
+                "SELECT record FROM episodes WHERE run_id = ?1 AND idx = ?2",
+                params![id, index as i64],
+                |row| row.get::<_, String>(0),
+            )
+            .optional();
+        match self.sql(r)? {
+            None => Ok(None),
+            Some(s) => serde_json::from_str(&s)
+                .map(Some)
+                .map_err(|source| self.corrupt(id, index as i64, source)),
+        }
+    }
+
+    fn corrupt(&self, run: &str, index: i64, source: serde_json::Error) -> StoreError {
+        StoreError::Corrupt {
+            path: self.path.clone(),
+            run: run.into(),
+            index,
+            source,
+        }
+    }
+
+    /// Calls `f` with each stored episode of a run, in index order, one at a time (memory stays flat).
+    pub fn for_each_episode(
+        &self,
+        id: &str,
+        mut f: impl FnMut(EpisodeRecord) -> std::result::Result<(), StoreError>,
+    ) -> Result<()> {
+        self.for_each_raw("episodes", id, |idx, s| {
+            let r = serde_json::from_str(s).map_err(|e| self.corrupt(id, idx, e))?;
+            f(r)
+        })
+    }
+
+    /// Calls `f` with each stored item (red-team case, privilege decision) of a run as JSON, in index order.
+    pub fn for_each_item(
+        &self,
+        id: &str,
+        mut f: impl FnMut(i64, &str) -> std::result::Result<(), StoreError>,
+    ) -> Result<()> {
+        self.for_each_raw("items", id, |idx, s| f(idx, s))
+    }
+
+    fn for_each_raw(
+        &self,
+        table: &str,
+        id: &str,
+        mut f: impl FnMut(i64, &str) -> std::result::Result<(), StoreError>,
+    ) -> Result<()> {
+        let r = self.conn.prepare(&format!(
+            "SELECT idx, record FROM {table} WHERE run_id = ?1 ORDER BY idx"
+        ));
+        let mut st = self.sql(r)?;
+        let r = st.query(params![id]);
+        let mut rows = self.sql(r)?;
+        loop {
+            let r = rows.next();
+            let Some(row) = self.sql(r)? else { break };
+            let idx: i64 = self.sql(row.get(0))?;
+            let s: String = self.sql(row.get(1))?;
+            f(idx, &s)?;
+        }
+        Ok(())
+    }
+
+    /// Stores a model pool's counters for a run (replacing earlier ones: a resumed run's ledger is the last
+    /// process's).
+    pub fn put_ledger(&self, id: &str, model: &str, counters: &Value) -> Result<()> {
+        let r = self.conn.execute(
+            "INSERT OR REPLACE INTO ledger (run_id, model, counters) VALUES (?1, ?2, ?3)",
+            params![id, model, counters.to_string()],
+        );
+        self.sql(r).map(|_| ())
+    }
+
+    /// A run's ledger: (model, counters).
+    pub fn ledger(&self, id: &str) -> Result<Vec<(String, Value)>> {
+        let r = self
+            .conn
+            .prepare("SELECT model, counters FROM ledger WHERE run_id = ?1 ORDER BY model")
+            .and_then(|mut st| {
+                st.query_map(params![id], |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            });
+        Ok(self
+            .sql(r)?
+            .into_iter()
+            .map(|(m, c)| (m, serde_json::from_str(&c).unwrap_or(Value::Null)))
+            .collect())
+    }
+
+    /// A writer that stores a run's results in batches.
+    pub fn writer<'a>(&'a self, run_id: &str) -> Writer<'a> {
+        Writer {
+            store: self,
+            run_id: run_id.to_string(),
+            pending: 0,
+            last_commit: Instant::now(),
+            open: false,
+        }
+    }
+}
+
+/// Reads a run's episodes in index order on a thread of its own (with its own connection), handing them over
+/// through a small bounded channel: memory stays flat however large the run, and parsing overlaps rendering.
+pub fn stream_episodes(path: &Path, run_id: &str) -> EpisodeStream {
+    let (tx, rx) = std::sync::mpsc::sync_channel(256);
+    let path = path.to_path_buf();
+    let id = run_id.to_string();
+    let handle = std::thread::spawn(move || {
+        let store = match Store::open(&path) {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        let r = store.for_each_episode(&id, |r| {
+            // The reader went away: stop quietly.
+            tx.send(Ok(r))
+                .map_err(|_| StoreError::NoSuchRun(String::new()))
+        });
+        if let Err(e) = r
+            && !matches!(&e, StoreError::NoSuchRun(s) if s.is_empty())
+        {
+            let _ = tx.send(Err(e));
+        }
+    });
+    EpisodeStream {
+        rx,
+        _handle: handle,
+    }
+}
+
+/// Episodes of a stored run, in index order (see [`stream_episodes`]).
+pub struct EpisodeStream {
+    rx: std::sync::mpsc::Receiver<Result<EpisodeRecord>>,
+    _handle: std::thread::JoinHandle<()>,
+}
+
+impl Iterator for EpisodeStream {
+    type Item = Result<EpisodeRecord>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.rx.recv().ok()
+    }
+}
+
+/// Stores results as they arrive, committing every [`Writer::BATCH`] results or [`Writer::INTERVAL`],
+/// whichever comes first, so a crash loses at most the last moments of work (which resume re-runs).
+pub struct Writer<'a> {
+    store: &'a Store,
+    run_id: String,
+    pending: usize,
+    last_commit: Instant,
+    open: bool,
+}
+
+impl Writer<'_> {
+    /// Results per transaction at most.
+    pub const BATCH: usize = 2048;
+    /// Longest time a result waits to be committed.
+    pub const INTERVAL: Duration = Duration::from_millis(250);
+
+    fn begin(&mut self) -> Result<()> {
+        if !self.open {
+            let r = self.store.conn.execute_batch("BEGIN");
+            self.store.sql(r)?;
+            self.open = true;
+        }
+        Ok(())
+    }
+
+    fn tick(&mut self) -> Result<()> {
+        self.pending += 1;
+        if self.pending >= Self::BATCH || self.last_commit.elapsed() >= Self::INTERVAL {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Commits what is pending.
+    pub fn commit(&mut self) -> Result<()> {
+        if self.open {
+            let r = self.store.conn.execute_batch("COMMIT");
+            self.store.sql(r)?;
+            self.open = false;
+        }
+        self.pending = 0;
+        self.last_commit = Instant::now();
+        Ok(())
+    }
+
+    /// Stores one episode and its gateway events.
+    pub fn episode(&mut self, r: &EpisodeRecord) -> Result<()> {
+        self.begin()?;
+        let record = serde_json::to_string(r)
+            .map_err(|e| self.store.corrupt(&self.run_id, r.index as i64, e))?;
+        let conn = &self.store.conn;
+        let res = conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO episodes
+                 (run_id, idx, case_id, setting, target, rep, status, outcome, level, task_success, error, record)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    self.run_id,
+                    r.index as i64,
+                    r.case,
+                    r.setting.to_string(),
+                    r.target,
+                    r.rep,
+                    r.status.as_ref(),
+                    label(&r.verdict.outcome),
+                    r.verdict.level.as_ref().map(label),
+                    r.task_success,
+                    r.error,
+                    record
+                ])
+            })
+            .and_then(|_| {
+                let mut st = conn.prepare_cached(
+                    "INSERT OR REPLACE INTO events
+                     (run_id, episode, seq, turn, tool, allowed, injected, tier, error)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )?;
+                for e in r.trace.turns.iter().flat_map(|t| &t.events) {
+                    st.execute(params![
+                        self.run_id,
+                        r.index as i64,
+                        e.seq as i64,
+                        e.turn,
+                        e.call.tool,
+                        e.decision.allowed(),
+                        e.injection.is_some(),
+                        label(&e.tier),
+                        e.error
+                    ])?;
+                }
+                Ok(())
+            });
+        self.store.sql(res)?;
+        self.tick()
+    }
+
+    /// Stores one item of another job (`kind`: `redteam-case`, `privilege-decision`) as JSON.
+    pub fn item(
+        &mut self,
+        index: usize,
+        kind: &str,
+        outcome: Option<&str>,
+        record: &str,
+    ) -> Result<()> {
+        self.begin()?;
+        let res = self
+            .store
+            .conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO items (run_id, idx, kind, outcome, record) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut st| {
+                st.execute(params![self.run_id, index as i64, kind, outcome, record])
+            });
+        self.store.sql(res)?;
+        self.tick()
+    }
+}
+
+impl Drop for Writer<'_> {
+    fn drop(&mut self) {
+        // Whatever is pending is complete work: keep it even if the caller forgot to commit.
+        let _ = self.commit();
+    }
+}
+
+/// The serde name of an enum value (`violated`, `state`, `H3`), so SQL filters read like the JSON.
+fn label<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        Ok(v) => v.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates_are_right() {
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(20_454), (2026, 1, 1));
+        assert_eq!(civil(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn migrations_run_once_and_a_newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let p = dir.path().join("sub/g.db");
+        let s = Store::open(&p).unwrap_or_else(|e| panic!("{e}"));
+        let id = s
+            .create_run(RunKind::Run, &serde_json::json!({"a": 1}), &Value::Null, 3)
+            .unwrap_or_else(|e| panic!("{e}"));
+        drop(s);
+        // Reopening keeps the data (no migration runs twice).
+        let s = Store::open(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.run(&id).map(|r| r.total).ok(), Some(3));
+        let r = s
+            .conn
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1);
+        assert!(r.is_ok());
+        drop(s);
+        match Store::open(&p) {
+            Err(StoreError::TooNew { found, .. }) => assert_eq!(found, SCHEMA_VERSION + 1),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn runs_are_listed_deleted_and_unknown_ids_are_named() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut s = Store::open(&dir.path().join("g.db")).unwrap_or_else(|e| panic!("{e}"));
+        let a = s
+            .create_run(RunKind::Run, &Value::Null, &Value::Null, 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let b = s
+            .create_run(RunKind::Redteam, &Value::Null, &Value::Null, 2)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(a, b);
+        {
+            let mut w = s.writer(&b);
+            w.item(1, "redteam-case", Some("pass"), "{\"x\":1}")
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(s.done(&b, 2).ok(), Some(vec![false, true]));
+        assert_eq!(s.runs().map(|r| r.len()).ok(), Some(2));
+        assert_eq!(s.run(&b).map(|r| r.done).ok(), Some(1));
+        s.finish_run(&b, "complete", Some(&serde_json::json!({"ok": true})))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            s.run(&b).map(|r| r.status).ok().as_deref(),
+            Some("complete")
+        );
+        s.delete_run(&b).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(s.run(&b), Err(StoreError::NoSuchRun(_))));
+        assert!(matches!(s.delete_run(&b), Err(StoreError::NoSuchRun(_))));
+        let mut n = 0;
+        s.for_each_item(&b, |_, _| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(n, 0, "deleting a run deletes its items");
+    }
+}
