@@ -42,7 +42,7 @@ enum Command {
     Replay(stored::ReplayArgs),
 }
 
-#[derive(Args)]
+#[derive(Args, serde::Serialize, serde::Deserialize)]
 struct RedteamArgs {
     /// Targets (repeatable): chat-refuser, chat-compliant, chat-leaky (offline reference chat targets), a model
     /// (`provider/model`, run as an LLM agent with the world's tools) or an app (`http://…`).
@@ -94,6 +94,20 @@ struct RedteamArgs {
     /// Write every case and the risk assessment to this JSON file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    #[command(flatten)]
+    #[serde(skip)]
+    store: StoreArgs,
+    /// Continue an interrupted red-team run (from the store) with its own arguments and seeds: finished cases
+    /// are kept, the rest are run. Only --store, --json, --concurrency, --ignore-errors and --fail-on apply
+    /// alongside it.
+    #[arg(long, value_name = "RUN_ID")]
+    #[serde(skip)]
+    resume: Option<String>,
+    /// Exit 3 when a condition holds for any target or overall, e.g. 'pass_rate < 0.8' (repeatable; metrics:
+    /// pass_rate, failing, errored, unjudged).
+    #[arg(long = "fail-on", value_name = "EXPR")]
+    #[serde(skip)]
+    fail_on: Vec<String>,
 }
 
 #[derive(Args)]
@@ -115,6 +129,16 @@ struct PrivilegeArgs {
     /// Write the scores and the census as JSON.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    #[command(flatten)]
+    store: StoreArgs,
+    /// Continue an interrupted privilege run (from the store) with its own suites and defenses: defenses
+    /// already scored are kept, the rest are scored.
+    #[arg(long, value_name = "RUN_ID")]
+    resume: Option<String>,
+    /// Exit 3 when a condition holds for any defense, e.g. 'leakage > 0.2' (repeatable; metrics: leakage,
+    /// sufficiency, over_restriction, attack_admission).
+    #[arg(long = "fail-on", value_name = "EXPR")]
+    fail_on: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -1041,18 +1065,85 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let suite = gauntlet_privilege::ProbeSuite::from_jsonl(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            privilege_report(&suite, &defense, json.as_deref())
+            privilege_report(&suite, &defense, json.as_deref(), None, &[])
         }
         None => {
+            let gates = parse_gates(&a.fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
+            let store = open_store(&a.store)?;
+            let (mut suites, mut defenses) = (a.suites.clone(), a.defense.clone());
+            let mut resumed = None;
+            if let Some(id) = &a.resume {
+                let Some(st) = &store else {
+                    bail!("--resume: the run store is off (--no-store); resuming reads it");
+                };
+                let info = st.run(id)?;
+                if info.kind != "privilege" {
+                    bail!(
+                        "--resume: {id} is a `{}` run, not a privilege run",
+                        info.kind
+                    );
+                }
+                suites = serde_json::from_value(info.args["suites"].clone())
+                    .with_context(|| format!("--resume: the stored suites of run {id}"))?;
+                defenses = serde_json::from_value(info.args["defense"].clone())
+                    .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
+                resumed = Some(info);
+            }
             let started = Instant::now();
-            let suite = privilege_suite(&a.suites)?;
+            let suite = privilege_suite(&suites)?;
             eprintln!(
                 "generated and labelled {} probes of {} tasks in {:.2} s",
                 suite.probes().count(),
                 suite.tasks.len(),
                 started.elapsed().as_secs_f64()
             );
-            privilege_report(&suite, &a.defense, a.json.as_deref())
+            let census = gauntlet_privilege::score::census(&suite);
+            let header = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census});
+            let recorded = match (&store, resumed) {
+                (Some(st), Some(info)) => {
+                    if info.header != header {
+                        bail!(
+                            "--resume: run {} no longer scores the same probes: its suites changed since it started",
+                            info.id
+                        );
+                    }
+                    st.reopen_run(&info.id)?;
+                    Some((st, info.id))
+                }
+                (Some(st), None) => {
+                    let args = serde_json::json!({"suites": suites, "defense": defenses});
+                    let id = st.create_run(
+                        gauntlet_store::RunKind::Privilege,
+                        &args,
+                        &header,
+                        defenses.len() as u64,
+                    )?;
+                    Some((st, id))
+                }
+                (None, _) => None,
+            };
+            let code = match privilege_report(
+                &suite,
+                &defenses,
+                a.json.as_deref(),
+                recorded.as_ref().map(|(st, id)| (*st, id.as_str())),
+                &gates,
+            ) {
+                Ok(c) => c,
+                Err(e) => {
+                    if let Some((st, id)) = &recorded {
+                        st.finish_run(id, "failed", None)?;
+                    }
+                    return Err(e);
+                }
+            };
+            if let Some((_, id)) = &recorded {
+                eprintln!(
+                    "privilege run {id} recorded in {} (gauntlet report {id} --format html|md|json)",
+                    a.store.path.display()
+                );
+            }
+            Ok(code)
         }
     }
 }
@@ -1093,10 +1184,27 @@ fn privilege_report(
     suite: &gauntlet_privilege::ProbeSuite,
     defenses: &[String],
     json: Option<&std::path::Path>,
+    store: Option<(&gauntlet_store::Store, &str)>,
+    gates: &[gauntlet_report::gate::Gate],
 ) -> Result<ExitCode> {
     let census = gauntlet_privilege::score::census(suite);
     let mut scores = Vec::new();
-    for spec in defenses {
+    let done = match store {
+        Some((st, id)) => st.done(id, defenses.len())?,
+        None => Vec::new(),
+    };
+    for (i, spec) in defenses.iter().enumerate() {
+        if let (Some((st, id)), true) = (store, done.get(i).copied().unwrap_or(false)) {
+            // Scored by an earlier attempt of this run.
+            let raw = st
+                .item(id, i)?
+                .with_context(|| format!("run {id}: defense {i} is not in the store"))?;
+            scores.push(
+                serde_json::from_str(&raw)
+                    .with_context(|| format!("run {id}: the stored score of {spec}"))?,
+            );
+            continue;
+        }
         let d = gauntlet_defense::from_spec(spec).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
         let started = Instant::now();
         let s = gauntlet_privilege::score(suite, d.as_ref())
@@ -1109,6 +1217,11 @@ fn privilege_report(
             secs,
             s.decisions as f64 / secs.max(1e-9)
         );
+        if let Some((st, id)) = store {
+            let mut w = st.writer(id);
+            w.item(i, "privilege-score", None, &serde_json::to_string(&s)?)?;
+            w.commit()?;
+        }
         scores.push(s);
     }
     let mut out = std::io::stdout().lock();
@@ -1127,12 +1240,18 @@ fn privilege_report(
         out,
         "Leakage is the harm-weighted share of excess calls admitted (weights 0/1/3/9/27 by tier); a defense whose sufficiency is below 100% fails the gate (✗) and its other numbers do not count; N/A marks axes the defense does not declare."
     )?;
+    let doc = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census, "defenses": scores});
     if let Some(path) = json {
-        let doc = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census, "defenses": scores});
         std::fs::write(path, serde_json::to_string_pretty(&doc)?)
             .with_context(|| format!("--json: cannot write {}", path.display()))?;
     }
-    Ok(ExitCode::SUCCESS)
+    if let Some((st, id)) = store {
+        st.finish_run(id, "complete", Some(&doc))?;
+    }
+    Ok(gate_exit(
+        gates,
+        &gauntlet_report::gate::privilege_metrics(&scores),
+    ))
 }
 
 /// The attack methods `--attacks` accepts, for error messages.
@@ -1141,6 +1260,35 @@ fn available_attacks() -> String {
 }
 
 fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
+    let store = open_store(&a.store)?;
+    let mut resumed = None;
+    if let Some(id) = a.resume.take() {
+        let Some(st) = &store else {
+            bail!("--resume: the run store is off (--no-store); resuming reads it");
+        };
+        let info = st.run(&id)?;
+        if info.kind != "redteam" {
+            bail!(
+                "--resume: {id} is a `{}` run; resume it with `gauntlet {} --resume {id}`",
+                info.kind,
+                if info.kind == "replay" {
+                    "run"
+                } else {
+                    &info.kind
+                }
+            );
+        }
+        let mut stored: RedteamArgs = serde_json::from_value(info.args.clone())
+            .with_context(|| format!("--resume: the stored arguments of run {id}"))?;
+        stored.json = a.json.take();
+        stored.concurrency = a.concurrency.or(stored.concurrency);
+        stored.ignore_errors = a.ignore_errors;
+        stored.store = a.store.clone();
+        stored.fail_on = std::mem::take(&mut a.fail_on);
+        a = stored;
+        resumed = Some(info);
+    }
     let catalogue = gauntlet_redteam::catalog::builtin()
         .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
     let cfg = match &a.config {
@@ -1410,7 +1558,17 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             .unwrap_or(if models.any() { 16.max(cores) } else { cores }),
     };
     let mut simulated = None;
-    if let (Some(p), Some(h)) = (&simulator_pool, &handle) {
+    let stored_seeds = resumed
+        .as_ref()
+        .and_then(|i| i.header.get("simulated_seeds").cloned());
+    if let Some(seeds) = &stored_seeds {
+        // The interrupted attempt's simulated seeds, so the resumed run plans the very same cases.
+        apply_seeds(&mut vulns, seeds)?;
+        simulated = resumed
+            .as_ref()
+            .and_then(|i| i.header.get("simulator_summary").cloned())
+            .and_then(|v| serde_json::from_value(v).ok());
+    } else if let (Some(p), Some(h)) = (&simulator_pool, &handle) {
         let started = Instant::now();
         let (v, summary) = gauntlet_redteam::simulator::simulate(
             &vulns,
@@ -1431,12 +1589,51 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         vulns = v;
         simulated = Some(summary);
     }
+    let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge, "attacker": a.attacker, "simulator": a.simulator});
+    let total = gauntlet_redteam::job::plan_len(&vulns, targets.len(), &rcfg);
+    let (run_id, done) = match (&store, &resumed) {
+        (Some(st), Some(info)) => {
+            if strip_stored(&info.header) != head || info.total != total as u64 {
+                bail!(
+                    "--resume: run {} no longer plans the same cases: its catalogue, targets or settings changed since it started",
+                    info.id
+                );
+            }
+            st.reopen_run(&info.id)?;
+            let done = st.done(&info.id, total)?;
+            eprintln!(
+                "resuming red-team run {}: {} of {} cases already done",
+                info.id,
+                done.iter().filter(|d| **d).count(),
+                total
+            );
+            (Some(info.id.clone()), done)
+        }
+        (Some(st), None) => {
+            let mut header = head.clone();
+            if let (Some(o), Some(sum)) = (header.as_object_mut(), &simulated) {
+                o.insert("simulated_seeds".into(), seeds_json(&vulns));
+                o.insert("simulator_summary".into(), serde_json::to_value(sum)?);
+            }
+            let id = st.create_run(
+                gauntlet_store::RunKind::Redteam,
+                &serde_json::to_value(&a)?,
+                &header,
+                total as u64,
+            )?;
+            (Some(id), Vec::new())
+        }
+        (None, _) => (None, Vec::new()),
+    };
+    let mut store_writer = match (&store, &run_id) {
+        (Some(st), Some(id)) => Some(st.writer(id)),
+        _ => None,
+    };
     let mut writer = match &a.json {
         Some(p) => {
             let f = std::fs::File::create(p)
                 .with_context(|| format!("--json: cannot create {}", p.display()))?;
             let mut w = std::io::BufWriter::new(f);
-            let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge, "attacker": a.attacker, "simulator": a.simulator});
             let head = head.to_string();
             write!(w, "{},\"cases\":[", head.strip_suffix('}').unwrap_or(&head))?;
             Some(w)
@@ -1450,10 +1647,40 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             first = false;
             serde_json::to_writer(&mut *w, c)?;
         }
+        if let Some(sw) = store_writer.as_mut()
+            && !done.get(c.index).copied().unwrap_or(false)
+        {
+            let outcome = serde_json::to_value(c.judgement.outcome)?;
+            sw.item(
+                c.index,
+                "redteam-case",
+                outcome.as_str(),
+                &serde_json::to_string(c)?,
+            )
+            .map_err(std::io::Error::other)?;
+        }
         Ok(())
     };
+    let mut load = |i: usize| -> std::io::Result<gauntlet_redteam::RtCase> {
+        match (&store, &run_id) {
+            (Some(st), Some(id)) => {
+                let raw = st
+                    .item(id, i)
+                    .map_err(std::io::Error::other)?
+                    .ok_or_else(|| {
+                        std::io::Error::other(format!("case {i} is not in the store"))
+                    })?;
+                serde_json::from_str(&raw).map_err(std::io::Error::other)
+            }
+            _ => Err(std::io::Error::other("no store")),
+        }
+    };
+    let resume = run_id.as_ref().map(|_| gauntlet_redteam::job::Resume {
+        done: &done,
+        load: &mut load,
+    });
     let started = Instant::now();
-    let mut report = gauntlet_redteam::run(
+    let result = gauntlet_redteam::run(
         &catalogue,
         &vulns,
         &targets,
@@ -1461,22 +1688,77 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         judge_model,
         attacker,
         &mut sink,
-    )?;
+        resume,
+    );
+    if let Some(mut w) = store_writer {
+        w.commit()?;
+    }
+    let mut report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if let (Some(st), Some(id)) = (&store, &run_id) {
+                st.finish_run(id, "failed", None)?;
+            }
+            return Err(e.into());
+        }
+    };
     report.simulator = simulated;
+    if let (Some(st), Some(id)) = (&store, &run_id) {
+        for (name, pool) in models.pools() {
+            st.put_ledger(id, &name, &serde_json::to_value(pool.ledger().snapshot())?)?;
+        }
+        st.finish_run(id, "complete", Some(&serde_json::to_value(&report)?))?;
+    }
     if let Some(mut w) = writer {
         write!(w, "\n],\"report\":")?;
         serde_json::to_writer(&mut w, &report)?;
         writeln!(w, "}}")?;
         w.flush()?;
     }
-    let mut out = std::io::stdout().lock();
+    print_redteam(
+        &mut std::io::stdout().lock(),
+        &head,
+        a.framework.as_deref(),
+        &report,
+    )?;
+    let o = &report.overall;
+    eprintln!(
+        "{} cases in {:.2} s",
+        o.passing + o.failing + o.errored + o.unjudged,
+        started.elapsed().as_secs_f64()
+    );
+    if !a.quiet_models() {
+        models.report();
+    }
+    if let Some(id) = &run_id {
+        eprintln!(
+            "red-team run {id} recorded in {} (gauntlet report {id} --format html|md|junit|json|jsonl)",
+            a.store.path.display()
+        );
+    }
+    let gated = gate_exit(&gates, &gauntlet_report::gate::redteam_metrics(&report));
+    Ok(if o.errored > 0 && !a.ignore_errors {
+        ExitCode::from(1)
+    } else {
+        gated
+    })
+}
+
+/// Prints a red-team run's tables; `head` is the run's `--json` head.
+fn print_redteam(
+    out: &mut dyn Write,
+    head: &serde_json::Value,
+    framework: Option<&str>,
+    report: &gauntlet_redteam::job::Report,
+) -> Result<()> {
+    let count = |k: &str| head[k].as_array().map_or(0, Vec::len);
     let o = &report.overall;
     writeln!(
         out,
         "Red team: {} vulnerabilities, {} attack methods, {} targets: {} cases — {} passing, {} failing, {} errored, {} unjudged",
-        vulns.len(),
-        rcfg.attacks.len(),
-        targets.len(),
+        count("vulnerabilities"),
+        head["config"]["attacks"].as_array().map_or(0, Vec::len),
+        count("targets"),
         o.passing + o.failing + o.errored + o.unjudged,
         o.passing,
         o.failing,
@@ -1498,9 +1780,9 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         "{}",
         gauntlet_report::redteam_table("attack", &report.by_attack)
     )?;
-    if a.framework.is_some() || !report.by_framework.is_empty() {
+    if framework.is_some() || !report.by_framework.is_empty() {
         let rows: std::collections::BTreeMap<String, gauntlet_redteam::job::Tally> =
-            match &a.framework {
+            match &framework {
                 Some(f) => report
                     .by_framework
                     .iter()
@@ -1536,26 +1818,86 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             out,
             "{} model-driven attacks used the method's template instead of the attacker model{} (recorded per case as attack_fallback).",
             report.attacks_fallback,
-            if a.attacker.is_none() {
+            if head["attacker"].is_null() {
                 " (no --attacker)"
             } else {
                 ""
             }
         )?;
     }
-    eprintln!(
-        "{} cases in {:.2} s",
-        o.passing + o.failing + o.errored + o.unjudged,
-        started.elapsed().as_secs_f64()
-    );
-    if !a.quiet_models() {
-        models.report();
+    Ok(())
+}
+
+/// A red-team run's stored header without what only the store keeps (the simulated seeds): the `--json` head.
+fn strip_stored(header: &serde_json::Value) -> serde_json::Value {
+    let mut h = header.clone();
+    if let Some(o) = h.as_object_mut() {
+        o.remove("simulated_seeds");
+        o.remove("simulator_summary");
     }
-    Ok(if o.errored > 0 && !a.ignore_errors {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    h
+}
+
+/// The simulated seeds of every sub-type, with where each came from (`null`: the simulator; a string: why a
+/// catalogue seed stood in).
+fn seeds_json(vulns: &[gauntlet_redteam::catalog::Vulnerability]) -> serde_json::Value {
+    use gauntlet_redteam::catalog::Provenance;
+    let mut out = serde_json::Map::new();
+    for v in vulns {
+        let mut subs = serde_json::Map::new();
+        for st in &v.subtypes {
+            let seeds: Vec<serde_json::Value> = st
+                .seeds
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let why = match st.provenance.get(i) {
+                        Some(Provenance::Fallback(w)) => serde_json::json!(w),
+                        _ => serde_json::Value::Null,
+                    };
+                    serde_json::json!([s, why])
+                })
+                .collect();
+            subs.insert(st.id.clone(), serde_json::Value::Array(seeds));
+        }
+        out.insert(v.id.clone(), serde_json::Value::Object(subs));
+    }
+    serde_json::Value::Object(out)
+}
+
+/// Puts stored simulated seeds (see [`seeds_json`]) back into the vulnerabilities.
+fn apply_seeds(
+    vulns: &mut [gauntlet_redteam::catalog::Vulnerability],
+    seeds: &serde_json::Value,
+) -> Result<()> {
+    use gauntlet_redteam::catalog::Provenance;
+    for v in vulns {
+        for st in &mut v.subtypes {
+            let Some(list) = seeds
+                .get(&v.id)
+                .and_then(|s| s.get(&st.id))
+                .and_then(|l| l.as_array())
+            else {
+                bail!(
+                    "--resume: the stored run has no simulated seeds for {}/{}",
+                    v.id,
+                    st.id
+                );
+            };
+            st.seeds.clear();
+            st.provenance.clear();
+            for pair in list {
+                let seed = pair.get(0).and_then(|s| s.as_str()).unwrap_or_default();
+                st.seeds.push(seed.to_string());
+                st.provenance
+                    .push(match pair.get(1).and_then(|w| w.as_str()) {
+                        Some(w) => Provenance::Fallback(w.to_string()),
+                        None => Provenance::Simulated,
+                    });
+            }
+        }
+    }
+    Ok(())
 }
 
 impl RedteamArgs {

@@ -1,6 +1,8 @@
 //! Commands over the run store: `runs list|show|delete`, `report`, `replay`.
 
-use crate::{RunArgs, StoreArgs, gate_exit, load_valid, parse_gates, print_run};
+use crate::{
+    RunArgs, StoreArgs, gate_exit, load_valid, parse_gates, print_redteam, print_run, strip_stored,
+};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gauntlet_cases::{EpisodeRecord, PreparedCase, Summary};
@@ -328,6 +330,136 @@ fn report(
             Ok(gate_exit(
                 &gates,
                 &gauntlet_report::gate::run_metrics(&summary),
+            ))
+        }
+        "redteam" => {
+            let gates = parse_gates(fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
+            let head = strip_stored(&info.header);
+            let report: gauntlet_redteam::job::Report = match &info.summary {
+                Some(s) => serde_json::from_value(s.clone())
+                    .with_context(|| format!("the stored report of run {}", info.id))?,
+                None => bail!(
+                    "red-team run {} did not finish ({} of {} cases stored): `gauntlet redteam --resume {}` completes it",
+                    info.id,
+                    info.done,
+                    info.total,
+                    info.id
+                ),
+            };
+            let framework = info.args.get("framework").and_then(|f| f.as_str());
+            let mut cases: Vec<gauntlet_redteam::RtCase> = Vec::new();
+            let mut raw: Vec<String> = Vec::new();
+            let keep_raw = matches!(format, Format::Json | Format::Jsonl);
+            let parse = matches!(format, Format::Html | Format::Junit);
+            st.for_each_item(&info.id, |idx, s| {
+                if keep_raw {
+                    raw.push(s.to_string());
+                } else if parse {
+                    cases.push(serde_json::from_str(s).map_err(|e| {
+                        gauntlet_store::StoreError::Corrupt {
+                            path: st.path().to_path_buf(),
+                            run: info.id.clone(),
+                            index: idx,
+                            source: e,
+                        }
+                    })?);
+                }
+                Ok(())
+            })?;
+            match format {
+                Format::Table => print_redteam(out, &head, framework, &report)?,
+                Format::Json => {
+                    let h = head.to_string();
+                    write!(out, "{},\"cases\":[", h.strip_suffix('}').unwrap_or(&h))?;
+                    for (i, c) in raw.iter().enumerate() {
+                        out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+                        out.write_all(c.as_bytes())?;
+                    }
+                    write!(out, "\n],\"report\":")?;
+                    serde_json::to_writer(&mut *out, &report)?;
+                    writeln!(out, "}}")?;
+                }
+                Format::Jsonl => {
+                    for c in &raw {
+                        out.write_all(c.as_bytes())?;
+                        out.write_all(b"\n")?;
+                    }
+                }
+                Format::Md => out.write_all(
+                    gauntlet_report::markdown::redteam_markdown(&info.id, &report).as_bytes(),
+                )?,
+                Format::Junit => {
+                    let mut values = cases.iter().filter_map(|c| serde_json::to_value(c).ok());
+                    out.write_all(
+                        gauntlet_report::junit::redteam_junit(&info.id, &mut values).as_bytes(),
+                    )?
+                }
+                Format::Html => out.write_all(
+                    gauntlet_report::html::redteam_html(
+                        &info.id,
+                        &format!("Red team {}", info.id),
+                        &report,
+                        &mut cases.into_iter(),
+                        &gauntlet_report::html::HtmlOptions { max_detail },
+                    )
+                    .as_bytes(),
+                )?,
+            }
+            Ok(gate_exit(
+                &gates,
+                &gauntlet_report::gate::redteam_metrics(&report),
+            ))
+        }
+        "privilege" => {
+            let gates = parse_gates(fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
+            let Some(doc) = &info.summary else {
+                bail!(
+                    "privilege run {} did not finish ({} of {} defenses scored): `gauntlet privilege --resume {}` completes it",
+                    info.id,
+                    info.done,
+                    info.total,
+                    info.id
+                );
+            };
+            let census: gauntlet_privilege::score::Census =
+                serde_json::from_value(doc["census"].clone())
+                    .with_context(|| format!("the stored census of run {}", info.id))?;
+            let scores: Vec<gauntlet_privilege::score::DefenseScore> =
+                serde_json::from_value(doc["defenses"].clone())
+                    .with_context(|| format!("the stored scores of run {}", info.id))?;
+            match format {
+                Format::Table => {
+                    writeln!(
+                        out,
+                        "Privilege: {} probes ({} deny, {} allow, {} unknown; {:.1}% of labels confirmed by execution)",
+                        census.probes,
+                        census.by_label.get("deny").copied().unwrap_or(0),
+                        census.by_label.get("allow").copied().unwrap_or(0),
+                        census.unknown,
+                        census.confirmed_fraction * 100.0
+                    )?;
+                    writeln!(out, "{}", gauntlet_report::privilege_table(&scores))?;
+                }
+                Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(doc)?)?,
+                Format::Jsonl => {
+                    for s in &scores {
+                        serde_json::to_writer(&mut *out, s)?;
+                        out.write_all(b"\n")?;
+                    }
+                }
+                Format::Md => out.write_all(
+                    gauntlet_report::markdown::privilege_markdown(&info.id, &scores).as_bytes(),
+                )?,
+                Format::Junit => out.write_all(
+                    gauntlet_report::junit::privilege_junit(&info.id, &scores).as_bytes(),
+                )?,
+                Format::Html => out.write_all(
+                    gauntlet_report::html::privilege_html(&info.id, &census, &scores).as_bytes(),
+                )?,
+            }
+            Ok(gate_exit(
+                &gates,
+                &gauntlet_report::gate::privilege_metrics(&scores),
             ))
         }
         other => bail!(

@@ -42,7 +42,7 @@ pub struct DefenseError {
 }
 
 /// The axes along which a defense says it constrains calls; scores on undeclared axes read N/A.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Axes {
     /// Which tools may be called.
     pub tool: bool,

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 pub const AXES: [&str; 4] = ["tool", "parameter", "sequence", "provenance"];
 
 /// Harm-weighted leakage on one axis.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct AxisLeakage {
     /// The axis.
     pub axis: String,
@@ -25,7 +25,7 @@ pub struct AxisLeakage {
 }
 
 /// Counts describing the probe suite itself.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct Census {
     /// Probes.
     pub probes: u64,
@@ -46,7 +46,7 @@ pub struct Census {
 }
 
 /// One defense's scores.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct DefenseScore {
     /// The defense.
     pub defense: String,

@@ -6,13 +6,13 @@ use gauntlet_core::{GatewayEvent, SplitMix64};
 use gauntlet_gateway::Gateway;
 use gauntlet_judge::redteam::{Case, JudgeModel, RtJudgement, RtOutcome, judge};
 use gauntlet_world::World;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 /// What to run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RedTeamConfig {
     /// Attack methods (`none` = the seed as written).
     pub attacks: Vec<String>,
@@ -28,7 +28,7 @@ pub struct RedTeamConfig {
 }
 
 /// One planned and run case.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RtCase {
     /// Position in the run.
     pub index: usize,
@@ -50,12 +50,12 @@ pub struct RtCase {
     pub attack_fallback: Option<String>,
     /// Multi-turn methods: every message sent and its reply, backtracked and losing branches included
     /// (`discarded`); `input` and `output` are the turn the judge decided on.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub turns: Vec<crate::multi_turn::Turn>,
     /// Where the seed came from: `catalogue` or `simulator`.
     pub seed_source: String,
     /// With a simulator: why a catalogue seed stood in for it, if one did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub seed_fallback: Option<String>,
     /// The target's reply.
     pub output: String,
@@ -69,7 +69,7 @@ pub struct RtCase {
 }
 
 /// Counts for one row of the overview.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Tally {
     /// Passing cases.
     pub passing: u64,
@@ -107,7 +107,7 @@ impl Tally {
 }
 
 /// The risk assessment.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Report {
     /// All cases.
     pub overall: Tally,
@@ -126,7 +126,7 @@ pub struct Report {
     /// Model-driven attacks whose template stood in for the attacker model (no model, a failure or a refusal).
     pub attacks_fallback: u64,
     /// With a simulator: what it generated and what the catalogue filled in.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub simulator: Option<crate::simulator::Summary>,
 }
 
@@ -138,18 +138,27 @@ struct Planned<'a> {
     attack: String,
 }
 
-/// Runs every case, streaming each to `sink` in order; returns the report.
-pub fn run(
-    catalogue: &Catalogue,
-    vulns: &[Vulnerability],
-    targets: &[Box<dyn Target>],
+/// Cases an earlier, interrupted attempt of the same run already finished: not run again, but loaded in order
+/// and passed to the sink and the report as if just run.
+pub struct Resume<'a> {
+    /// By case index: whether it is finished.
+    pub done: &'a [bool],
+    /// Loads a finished case.
+    pub load: &'a mut dyn FnMut(usize) -> std::io::Result<RtCase>,
+}
+
+/// How many cases a run of `vulns` × `targets` with `config` plans.
+pub fn plan_len(vulns: &[Vulnerability], targets: usize, config: &RedTeamConfig) -> usize {
+    plan(vulns, targets, config).len()
+}
+
+fn plan<'a>(
+    vulns: &'a [Vulnerability],
+    targets: usize,
     config: &RedTeamConfig,
-    judge_model: Option<JudgeModel<'_>>,
-    attacker: Option<crate::model_attacks::Attacker<'_>>,
-    sink: &mut dyn FnMut(&RtCase) -> std::io::Result<()>,
-) -> std::io::Result<Report> {
+) -> Vec<Planned<'a>> {
     let mut plan = Vec::new();
-    for ti in 0..targets.len() {
+    for ti in 0..targets {
         for v in vulns {
             for (si, st) in v.subtypes.iter().enumerate() {
                 // Seeded choice of which seeds, so that asking for fewer than all is reproducible.
@@ -174,20 +183,43 @@ pub fn run(
             }
         }
     }
+    plan
+}
+
+/// Runs every case, streaming each to `sink` in order; returns the report.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    catalogue: &Catalogue,
+    vulns: &[Vulnerability],
+    targets: &[Box<dyn Target>],
+    config: &RedTeamConfig,
+    judge_model: Option<JudgeModel<'_>>,
+    attacker: Option<crate::model_attacks::Attacker<'_>>,
+    sink: &mut dyn FnMut(&RtCase) -> std::io::Result<()>,
+    resume: Option<Resume<'_>>,
+) -> std::io::Result<Report> {
+    let plan = plan(vulns, targets.len(), config);
     let total = plan.len();
+    let (done, mut load) = match resume {
+        Some(r) => (r.done, Some(r.load)),
+        None => (&[][..], None),
+    };
+    let is_done = |i: usize| done.get(i).copied().unwrap_or(false);
+    let todo: Vec<usize> = (0..total).filter(|&i| !is_done(i)).collect();
     let next = AtomicUsize::new(0);
-    let workers = config.concurrency.clamp(1, total.max(1));
+    let workers = config.concurrency.clamp(1, todo.len().max(1));
     let (tx, rx) = mpsc::sync_channel::<RtCase>(workers * 4);
     let mut report = Report::default();
     let mut sink_result = Ok(());
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (plan, next) = (&plan, &next);
+            let (plan, next, todo) = (&plan, &next, &todo);
             scope.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(p) = plan.get(i) else { break };
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&i) = todo.get(k) else { break };
+                    let p = &plan[i];
                     if tx
                         .send(run_case(i, p, targets, config, judge_model, attacker))
                         .is_err()
@@ -200,9 +232,36 @@ pub fn run(
         drop(tx);
         let mut pending = BTreeMap::new();
         let mut expected = 0;
-        for c in rx {
-            pending.insert(c.index, c);
-            while let Some(c) = pending.remove(&expected) {
+        let mut rx = rx.into_iter();
+        loop {
+            // The next case in order: just run, or finished by an earlier attempt.
+            let c = match pending.remove(&expected) {
+                Some(c) => c,
+                None if expected < total && is_done(expected) => {
+                    let loaded = match load.as_mut() {
+                        Some(load) => load(expected),
+                        None => Err(std::io::Error::other("no resume source")),
+                    };
+                    match loaded {
+                        Ok(c) => c,
+                        Err(e) => {
+                            if sink_result.is_ok() {
+                                sink_result = Err(e);
+                            }
+                            next.store(todo.len(), Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                }
+                None => match rx.next() {
+                    Some(c) => {
+                        pending.insert(c.index, c);
+                        continue;
+                    }
+                    None => break,
+                },
+            };
+            {
                 let o = c.judgement.outcome;
                 report.overall.add(o);
                 report.by_target.entry(c.target.clone()).or_default().add(o);
@@ -228,10 +287,15 @@ pub fn run(
                 }
                 if sink_result.is_ok() {
                     sink_result = sink(&c);
+                    if sink_result.is_err() {
+                        next.store(todo.len(), Ordering::Relaxed);
+                    }
                 }
                 expected += 1;
             }
         }
+        // After a failure, let the workers finish (they take no new cases) so none blocks on the channel.
+        for _ in rx {}
     });
     sink_result?;
     Ok(report)

@@ -52,7 +52,7 @@ impl Default for Budget {
 }
 
 /// One message to the target and its reply.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct Turn {
     /// What was sent.
     pub input: String,
@@ -64,6 +64,7 @@ pub struct Turn {
     pub discarded: bool,
     /// Re-sent to a restarted conversation after a backtrack (crescendo): the input of an earlier accepted
     /// turn, with the reply this conversation gave, which may differ from the first one.
+    #[serde(default)]
     pub replay: bool,
 }
 

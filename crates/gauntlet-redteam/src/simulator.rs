@@ -27,7 +27,7 @@ struct Batch {
 }
 
 /// What the simulator did.
-#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// Inputs the model generated.
     pub simulated: u64,

@@ -235,6 +235,34 @@ pub fn redteam_junit(run_id: &str, cases: &mut dyn Iterator<Item = serde_json::V
     document(&format!("gauntlet redteam {run_id}"), &out, counts)
 }
 
+/// The privilege job's JUnit XML: one test case per defense, failing when the defense blocks a call its tasks
+/// need (sufficiency below 1, so its other scores do not count).
+pub fn privilege_junit(run_id: &str, scores: &[gauntlet_privilege::score::DefenseScore]) -> String {
+    let mut out = String::new();
+    let mut failures = 0;
+    for s in scores {
+        let _ = write!(
+            out,
+            "    <testcase classname=\"privilege\" name=\"{}\">",
+            xml_escape(&s.defense)
+        );
+        if !s.gate_passed {
+            failures += 1;
+            let _ = write!(
+                out,
+                "\n      <failure message=\"sufficiency {}/{}: the defense blocks calls its tasks need\" type=\"sufficiency\"/>\n    ",
+                s.sufficiency.k, s.sufficiency.n
+            );
+        }
+        out.push_str("</testcase>\n");
+    }
+    document(
+        &format!("gauntlet privilege {run_id}"),
+        &out,
+        [scores.len() as u64, failures, 0, 0],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

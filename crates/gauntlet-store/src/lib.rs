@@ -456,6 +456,19 @@ impl Store {
         }
     }
 
+    /// One stored item (red-team case, privilege score) as JSON.
+    pub fn item(&self, id: &str, index: usize) -> Result<Option<String>> {
+        let r = self
+            .conn
+            .query_row(
+                "SELECT record FROM items WHERE run_id = ?1 AND idx = ?2",
+                params![id, index as i64],
+                |row| row.get::<_, String>(0),
+            )
+            .optional();
+        self.sql(r)
+    }
+
     fn corrupt(&self, run: &str, index: i64, source: serde_json::Error) -> StoreError {
         StoreError::Corrupt {
             path: self.path.clone(),

@@ -22,15 +22,17 @@ struct Mock {
 }
 
 fn mock() -> Mock {
+    mock_with(gauntlet_mock::MockConfig::default())
+}
+
+fn mock_with(mcfg: gauntlet_mock::MockConfig) -> Mock {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
     let server = rt
-        .block_on(gauntlet_mock::MockServer::start_local(
-            gauntlet_mock::MockConfig::default(),
-        ))
+        .block_on(gauntlet_mock::MockServer::start_local(mcfg))
         .unwrap_or_else(|e| panic!("{e}"));
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let cfg = dir.path().join("g.yaml");
@@ -560,4 +562,84 @@ fn multi_turn_attacks_record_their_turns_offline_and_with_the_mock_attacker() {
         .sum();
     // Every message but linear's first came from the attacker model.
     assert!(mock.stats().structured_replies as usize >= steps - 1);
+}
+
+#[test]
+fn a_red_team_run_killed_and_resumed_equals_an_uninterrupted_one() {
+    let m = mock_with(gauntlet_mock::MockConfig {
+        latency: std::time::Duration::from_millis(25),
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = dir.path().join("g.db").to_string_lossy().into_owned();
+    let args = [
+        "redteam",
+        "--config",
+        &m.cfg,
+        "--target",
+        "mock/literal",
+        "--judge",
+        "mock/judge",
+        "--vulns",
+        "bias,toxicity",
+        "--attacks",
+        "none,base64",
+        "--concurrency",
+        "2",
+    ];
+    let reference = dir
+        .path()
+        .join("reference.json")
+        .to_string_lossy()
+        .into_owned();
+    let mut a = args.to_vec();
+    a.extend(["--no-store", "--json", &reference]);
+    let o = gauntlet(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let bin = assert_cmd::cargo::cargo_bin("gauntlet");
+    let mut id: Option<String> = None;
+    let mut kills = 0;
+    for delay in [300u64, 450, 200, 600, 350] {
+        let mut cmd = std::process::Command::new(&bin);
+        match &id {
+            None => cmd.args(args).args(["--store", &store]),
+            Some(id) => cmd.args(["redteam", "--resume", id, "--store", &store]),
+        };
+        let mut child = cmd
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        if child.try_wait().ok().flatten().is_none() {
+            kills += 1;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        if id.is_none() {
+            let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
+            id = stdout(&o)
+                .lines()
+                .next()
+                .and_then(|l| serde_json::from_str::<Value>(l).ok())
+                .and_then(|v| v["id"].as_str().map(String::from));
+        }
+    }
+    assert!(kills >= 3, "the run finished before most kills ({kills})");
+    let id = id.unwrap_or_else(|| panic!("no run recorded"));
+    let o = gauntlet(&["redteam", "--resume", &id, "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("resuming red-team run"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&["report", &id, "--format", "json", "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        stdout(&o) == expected,
+        "the resumed red-team run differs from an uninterrupted one"
+    );
 }

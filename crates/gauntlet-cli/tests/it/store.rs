@@ -342,3 +342,54 @@ fn resume_refuses_what_it_cannot_continue() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("does not exist"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_privilege_run_that_failed_resumes_without_rescoring_what_it_kept() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let policy = dir.path().join("policy.yaml");
+    let spec = format!("allow-all,policy:{}", s(&policy));
+    let o = gauntlet(&["privilege", "--defense", &spec, "--store", &store]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "the policy file does not exist yet"
+    );
+    let id = newest(&store).unwrap_or_else(|| panic!("no run"));
+    let show = stdout(&gauntlet(&["runs", "show", &id, "--store", &store]));
+    assert!(
+        show.contains("failed") && show.contains("1/2 done"),
+        "{show}"
+    );
+    let example = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/defenses/policy.yaml");
+    std::fs::copy(example, &policy).unwrap_or_else(|e| panic!("{e}"));
+    let o = gauntlet(&[
+        "privilege",
+        "--resume",
+        &id,
+        "--store",
+        &store,
+        "--fail-on",
+        "leakage > 0.5",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "allow-all leaks everything: {}",
+        stderr(&o)
+    );
+    let err = stderr(&o);
+    assert!(
+        !err.contains("allow-all: "),
+        "allow-all was scored again: {err}"
+    );
+    assert!(err.contains("FAILED `leakage > 0.5` [allow-all]"), "{err}");
+    let md = report(&store, &id, "md");
+    assert!(
+        md.contains("| allow-all |") && md.contains("| policy:"),
+        "{md}"
+    );
+    let junit = report(&store, &id, "junit");
+    assert!(junit.contains("tests=\"2\""), "{junit}");
+}
