@@ -53,7 +53,7 @@ CREATE TABLE episodes (
     error TEXT,
     record TEXT NOT NULL,
     PRIMARY KEY (run_id, idx)
-) WITHOUT ROWID;
+);
 CREATE TABLE events (
     run_id TEXT NOT NULL,
     episode INTEGER NOT NULL,
@@ -73,7 +73,7 @@ CREATE TABLE items (
     outcome TEXT,
     record TEXT NOT NULL,
     PRIMARY KEY (run_id, idx)
-) WITHOUT ROWID;
+);
 CREATE TABLE ledger (
     run_id TEXT NOT NULL,
     model TEXT NOT NULL,
@@ -255,8 +255,9 @@ impl Store {
     fn init(&mut self) -> Result<()> {
         // WAL: readers (`runs list` while a run writes) never block the writer; NORMAL sync is durable across a
         // process crash, which is what resume is for (a power cut may lose the last commits, never corrupt).
+        // Large pages suit kilobyte-sized JSON records (set before the first table exists; ignored after).
         let r = self.conn.execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;",
+            "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;",
         );
         self.sql(r)?;
         let version: i64 = {
@@ -557,6 +558,7 @@ impl Store {
             pending: 0,
             last_commit: Instant::now(),
             open: false,
+            buf: Vec::new(),
         }
     }
 }
@@ -614,6 +616,7 @@ pub struct Writer<'a> {
     pending: usize,
     last_commit: Instant,
     open: bool,
+    buf: Vec<u8>,
 }
 
 impl Writer<'_> {
@@ -654,8 +657,15 @@ impl Writer<'_> {
     /// Stores one episode and its gateway events.
     pub fn episode(&mut self, r: &EpisodeRecord) -> Result<()> {
         self.begin()?;
-        let record = serde_json::to_string(r)
+        // One buffer for every record: no allocation per episode once it has grown.
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        serde_json::to_writer(&mut buf, r)
             .map_err(|e| self.store.corrupt(&self.run_id, r.index as i64, e))?;
+        let record = String::from_utf8(buf).map_err(|e| StoreError::Io {
+            path: self.store.path.clone(),
+            source: std::io::Error::other(e),
+        })?;
         let conn = &self.store.conn;
         let res = conn
             .prepare_cached(
@@ -700,6 +710,7 @@ impl Writer<'_> {
                 }
                 Ok(())
             });
+        self.buf = record.into_bytes();
         self.store.sql(res)?;
         self.tick()
     }
