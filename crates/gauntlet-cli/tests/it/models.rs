@@ -306,8 +306,8 @@ async fn app(axum::Json(req): axum::Json<Value>) -> axum::Json<Value> {
     )
 }
 
-#[test]
-fn an_http_app_is_tested_through_the_gateway() {
+/// Serves [`app`] on loopback; returns its runtime (keep it alive) and its URL.
+pub(crate) fn start_app() -> (tokio::runtime::Runtime, String) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -324,9 +324,14 @@ fn an_http_app_is_tested_through_the_gateway() {
         });
         addr
     });
+    (rt, format!("http://{addr}/chat"))
+}
+
+#[test]
+fn an_http_app_is_tested_through_the_gateway() {
+    let (rt, url) = start_app();
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("run.json");
-    let url = format!("http://{addr}/chat");
     let suite = fixture("mini").to_string_lossy().into_owned();
     let o = gauntlet(&[
         "run",

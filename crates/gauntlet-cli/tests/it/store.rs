@@ -393,3 +393,119 @@ fn a_privilege_run_that_failed_resumes_without_rescoring_what_it_kept() {
     let junit = report(&store, &id, "junit");
     assert!(junit.contains("tests=\"2\""), "{junit}");
 }
+
+#[test]
+fn no_key_or_token_reaches_the_store_or_any_report() {
+    const KEY: &str = "sk-GAUNTLET-SECRET-KEY-4f1c9a";
+    const TOKEN: &str = "Bearer GAUNTLET-SECRET-TOKEN-77d2e0";
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mock = rt
+        .block_on(gauntlet_mock::MockServer::start_local(
+            gauntlet_mock::MockConfig::default(),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_app_rt, app) = crate::models::start_app();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  mock: {{base_url: \"{}\", api_key_env: GAUNTLET_IT_KEY}}\ntargets:\n  {app}: {{headers: {{Authorization: \"$GAUNTLET_IT_TOKEN\"}}}}\n",
+            mock.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let with_env = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("gauntlet")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .env("GAUNTLET_IT_KEY", KEY)
+            .env("GAUNTLET_IT_TOKEN", TOKEN)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let suite = s(&fixture("mini"));
+    let cfg = s(&cfg);
+    let o = with_env(&[
+        "run",
+        "-q",
+        "--store",
+        &store,
+        "--config",
+        &cfg,
+        "--suite",
+        &suite,
+        "--agent",
+        "mock/literal",
+        "--agent",
+        &app,
+        "--controller",
+        "mock/attacker",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        mock.stats().requests > 0,
+        "the model was called (with the key)"
+    );
+    let o = with_env(&[
+        "redteam",
+        "--store",
+        &store,
+        "--config",
+        &cfg,
+        "--target",
+        "mock/literal",
+        "--target",
+        &app,
+        "--judge",
+        "mock/judge",
+        "--vulns",
+        "pii-leakage",
+        "--attacks",
+        "none,roleplay",
+        "--attacker",
+        "mock/attacker",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut scanned = 0;
+    let mut scan = |what: &str, bytes: &[u8]| {
+        scanned += bytes.len();
+        let text = String::from_utf8_lossy(bytes);
+        for secret in [KEY, TOKEN, "GAUNTLET-SECRET"] {
+            assert!(!text.contains(secret), "{what} contains a secret");
+        }
+    };
+    for entry in std::fs::read_dir(dir.path())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+    {
+        let p = entry.path();
+        if p.to_string_lossy().contains("g.db") {
+            scan(&s(&p), &std::fs::read(&p).unwrap_or_default());
+        }
+    }
+    let list = stdout(&gauntlet(&["runs", "list", "--json", "--store", &store]));
+    let ids: Vec<String> = list
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["id"].as_str().map(String::from))
+        .collect();
+    assert_eq!(ids.len(), 2);
+    for id in &ids {
+        for format in ["table", "json", "jsonl", "html", "junit", "md"] {
+            let out = report(&store, id, format);
+            scan(&format!("{id} as {format}"), out.as_bytes());
+        }
+        let show = stdout(&gauntlet(&["runs", "show", id, "--store", &store]));
+        scan(&format!("runs show {id}"), show.as_bytes());
+    }
+    assert!(
+        scanned > 100_000,
+        "the scan read the store and the reports ({scanned} bytes)"
+    );
+}
