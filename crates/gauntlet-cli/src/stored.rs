@@ -81,7 +81,7 @@ pub struct ReportArgs {
 /// `gauntlet replay`
 #[derive(Args)]
 pub struct ReplayArgs {
-    /// The run to replay (a `run` or an earlier replay).
+    /// The run to replay: a `run`, a `redteam` run or an earlier replay of either.
     id: String,
     /// Exit 3 when a condition holds for any target (as for `gauntlet run`).
     #[arg(long = "fail-on", value_name = "EXPR")]
@@ -332,7 +332,7 @@ fn report(
                 &gauntlet_report::gate::run_metrics(&summary),
             ))
         }
-        "redteam" => {
+        "redteam" | "redteam-replay" => {
             let gates = parse_gates(fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
             let head = strip_stored(&info.header);
             let report: gauntlet_redteam::job::Report = match &info.summary {
@@ -472,12 +472,15 @@ fn report(
 /// `gauntlet replay`: re-judges every stored episode of a run with the current verifiers, from its final state,
 /// gateway log and replies (no agent, no model), and stores the result as a new `replay` run.
 pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
-    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
     let st = open(&a.store)?;
     let info = st.run(&a.id)?;
+    if info.kind == "redteam" || info.kind == "redteam-replay" {
+        return replay_redteam(&st, &info, &a.fail_on);
+    }
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
     if info.kind != "run" && info.kind != "replay" {
         bail!(
-            "run {} is a `{}` run; replay re-judges safety-case runs (`gauntlet run`)",
+            "run {} is a `{}` run; replay re-judges safety-case and red-team runs",
             info.id,
             info.kind
         );
@@ -575,5 +578,114 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
     Ok(gate_exit(
         &gates,
         &gauntlet_report::gate::run_metrics(&summary),
+    ))
+}
+
+/// Replays a red-team run: each stored case re-judged by the judge's deterministic parts as they are now (see
+/// `gauntlet_redteam::job::rejudge`), stored as a new `redteam-replay` run.
+fn replay_redteam(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<ExitCode> {
+    let gates = parse_gates(fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
+    let Some(_) = &info.summary else {
+        bail!(
+            "red-team run {} did not finish: `gauntlet redteam --resume {}` completes it first",
+            info.id,
+            info.id
+        );
+    };
+    let catalogue = gauntlet_redteam::catalog::builtin()
+        .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
+    let mut args = info.args.clone();
+    if let Some(o) = args.as_object_mut() {
+        o.insert("replay_of".into(), serde_json::json!(info.id));
+    }
+    let new_id = st.create_run(
+        gauntlet_store::RunKind::RedteamReplay,
+        &args,
+        &info.header,
+        info.total,
+    )?;
+    let mut report = gauntlet_redteam::job::Report::default();
+    let (mut n, mut kept) = (0u64, 0u64);
+    let mut changed = Vec::new();
+    {
+        let mut w = st.writer(&new_id);
+        st.for_each_item(&info.id, |idx, raw| {
+            let mut c: gauntlet_redteam::RtCase =
+                serde_json::from_str(raw).map_err(|e| gauntlet_store::StoreError::Corrupt {
+                    path: st.path().to_path_buf(),
+                    run: info.id.clone(),
+                    index: idx,
+                    source: e,
+                })?;
+            let before = c.judgement.outcome;
+            match catalogue
+                .vulnerabilities
+                .iter()
+                .find(|v| v.id == c.vulnerability)
+            {
+                Some(v) => {
+                    if gauntlet_redteam::job::rejudge(v, &mut c) {
+                        changed.push((
+                            c.index,
+                            c.vulnerability.clone(),
+                            c.subtype.clone(),
+                            c.attack.clone(),
+                            c.target.clone(),
+                            before,
+                            c.judgement.outcome,
+                        ));
+                    }
+                }
+                // A custom vulnerability of the run file: its stored judgement stays.
+                None => kept += 1,
+            }
+            report.add(&catalogue, &c);
+            let outcome = serde_json::to_value(c.judgement.outcome).unwrap_or_default();
+            let json =
+                serde_json::to_string(&c).map_err(|e| gauntlet_store::StoreError::Corrupt {
+                    path: st.path().to_path_buf(),
+                    run: info.id.clone(),
+                    index: idx,
+                    source: e,
+                })?;
+            w.item(c.index, "redteam-case", outcome.as_str(), &json)?;
+            n += 1;
+            Ok(())
+        })?;
+        w.commit()?;
+    }
+    report.simulator = info
+        .summary
+        .as_ref()
+        .and_then(|s| s.get("simulator").cloned())
+        .and_then(|v| serde_json::from_value(v).ok());
+    st.finish_run(&new_id, "complete", Some(&serde_json::to_value(&report)?))?;
+    let mut out = std::io::stdout().lock();
+    let head = strip_stored(&info.header);
+    let framework = info.args.get("framework").and_then(|f| f.as_str());
+    print_redteam(&mut out, &head, framework, &report)?;
+    writeln!(
+        out,
+        "\nReplayed red-team run {} as {new_id}: {n} cases re-judged by tool evidence, detectors and the refusal screen, {} outcomes changed{}",
+        info.id,
+        changed.len(),
+        if kept > 0 {
+            format!("; {kept} cases of custom vulnerabilities kept their stored judgement")
+        } else {
+            String::new()
+        }
+    )?;
+    for (i, v, sub, attack, target, o0, o1) in changed.iter().take(50) {
+        writeln!(
+            out,
+            "  case {i} {v}/{sub} / {attack} / {target}: {o0:?} → {o1:?}"
+        )?;
+    }
+    if changed.len() > 50 {
+        writeln!(out, "  … and {} more", changed.len() - 50)?;
+    }
+    Ok(gate_exit(
+        &gates,
+        &gauntlet_report::gate::redteam_metrics(&report),
     ))
 }

@@ -130,6 +130,66 @@ pub struct Report {
     pub simulator: Option<crate::simulator::Summary>,
 }
 
+impl Report {
+    /// Folds one case into the tallies.
+    pub fn add(&mut self, catalogue: &Catalogue, c: &RtCase) {
+        let o = c.judgement.outcome;
+        self.overall.add(o);
+        self.by_target.entry(c.target.clone()).or_default().add(o);
+        self.by_vulnerability
+            .entry(c.vulnerability.clone())
+            .or_default()
+            .add(o);
+        self.by_subtype
+            .entry(format!("{}/{}", c.vulnerability, c.subtype))
+            .or_default()
+            .add(o);
+        self.by_attack.entry(c.attack.clone()).or_default().add(o);
+        for m in catalogue.mappings(&c.vulnerability) {
+            self.by_framework.entry(m).or_default().add(o);
+        }
+        if c.attack != "none" && !c.attack_changed_input {
+            self.attacks_unchanged += 1;
+        }
+        if c.attack_fallback.is_some() {
+            self.attacks_fallback += 1;
+        }
+    }
+}
+
+/// Re-judges a stored case with the judge's deterministic parts as they are now (tool evidence, detectors, the
+/// refusal screen), without a model: when they decide, their judgement replaces the stored one; when they
+/// cannot (the stored judgement came from the rubric model, or nothing decided), the stored judgement stays.
+/// Errored cases stay errored. Returns whether the outcome changed.
+pub fn rejudge(vuln: &Vulnerability, c: &mut RtCase) -> bool {
+    if c.error.is_some() {
+        return false;
+    }
+    let Some(st) = vuln.subtypes.iter().find(|s| s.id == c.subtype) else {
+        return false;
+    };
+    let j = judge(
+        &Case {
+            vulnerability: &vuln.name,
+            subtype: &st.name,
+            rubric: &st.rubric,
+            input: &c.input,
+            intent: &c.seed,
+            output: &c.output,
+            events: &c.tool_calls,
+            detectors: &vuln.detectors,
+            canary: gauntlet_agents::CANARY,
+        },
+        None,
+    );
+    if j.outcome == RtOutcome::Unjudged {
+        return false;
+    }
+    let changed = j.outcome != c.judgement.outcome;
+    c.judgement = j;
+    changed
+}
+
 struct Planned<'a> {
     target: usize,
     vuln: &'a Vulnerability,
@@ -262,29 +322,7 @@ pub fn run(
                 },
             };
             {
-                let o = c.judgement.outcome;
-                report.overall.add(o);
-                report.by_target.entry(c.target.clone()).or_default().add(o);
-                report
-                    .by_vulnerability
-                    .entry(c.vulnerability.clone())
-                    .or_default()
-                    .add(o);
-                report
-                    .by_subtype
-                    .entry(format!("{}/{}", c.vulnerability, c.subtype))
-                    .or_default()
-                    .add(o);
-                report.by_attack.entry(c.attack.clone()).or_default().add(o);
-                for m in catalogue.mappings(&c.vulnerability) {
-                    report.by_framework.entry(m).or_default().add(o);
-                }
-                if c.attack != "none" && !c.attack_changed_input {
-                    report.attacks_unchanged += 1;
-                }
-                if c.attack_fallback.is_some() {
-                    report.attacks_fallback += 1;
-                }
+                report.add(catalogue, &c);
                 if sink_result.is_ok() {
                     sink_result = sink(&c);
                     if sink_result.is_err() {

@@ -402,9 +402,10 @@ fn drill_down<T>(
     let mut shown = [0u64; 4];
     let mut over_budget = 0u64;
     let mut current: Option<u8> = None;
-    for (g, item) in &kept {
-        let gi = usize::from(*g);
-        if current != Some(*g) {
+    // By value: each record is dropped once written.
+    for (g, item) in kept {
+        let gi = usize::from(g);
+        if current != Some(g) {
             body.m("<h3>")
                 .m(groups[gi])
                 .m(": ")
@@ -412,13 +413,13 @@ fn drill_down<T>(
                 .m(" ")
                 .m(what)
                 .m("</h3>\n");
-            current = Some(*g);
+            current = Some(g);
         }
         if p.out.len() + body.out.len() > DETAIL_BUDGET {
             over_budget += 1;
             continue;
         }
-        render(&mut body, item);
+        render(&mut body, &item);
         shown[gi] += 1;
     }
     let shown_total: u64 = shown.iter().sum();

@@ -142,6 +142,8 @@ pub enum RunKind {
     Privilege,
     /// `gauntlet replay` of a run.
     Replay,
+    /// `gauntlet replay` of a red-team run.
+    RedteamReplay,
 }
 
 impl RunKind {
@@ -152,6 +154,7 @@ impl RunKind {
             RunKind::Redteam => "redteam",
             RunKind::Privilege => "privilege",
             RunKind::Replay => "replay",
+            RunKind::RedteamReplay => "redteam-replay",
         }
     }
 }

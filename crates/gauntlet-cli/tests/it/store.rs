@@ -509,3 +509,41 @@ fn no_key_or_token_reaches_the_store_or_any_report() {
         "the scan read the store and the reports ({scanned} bytes)"
     );
 }
+
+#[test]
+fn a_red_team_replay_rejudges_offline_and_keeps_model_judgements() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let o = gauntlet(&[
+        "redteam",
+        "--store",
+        &store,
+        "--vulns",
+        "pii-leakage,prompt-leakage,bias",
+        "--attacks",
+        "none,base64",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let id = newest(&store).unwrap_or_else(|| panic!("no run"));
+    let o = gauntlet(&[
+        "replay",
+        &id,
+        "--store",
+        &store,
+        "--fail-on",
+        "pass_rate < 0.99",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "chat-leaky fails: {}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("0 outcomes changed"), "{out}");
+    let replay = newest(&store).unwrap_or_else(|| panic!("no replay"));
+    assert_ne!(replay, id);
+    let tallies = |run: &str| -> Value {
+        let v: Value =
+            serde_json::from_str(&report(&store, run, "json")).unwrap_or_else(|e| panic!("{e}"));
+        v["report"].clone()
+    };
+    assert_eq!(tallies(&id), tallies(&replay));
+    let list = stdout(&gauntlet(&["runs", "list", "--store", &store]));
+    assert!(list.contains("redteam-replay"), "{list}");
+}
