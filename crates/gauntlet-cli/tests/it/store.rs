@@ -547,3 +547,93 @@ fn a_red_team_replay_rejudges_offline_and_keeps_model_judgements() {
     let list = stdout(&gauntlet(&["runs", "list", "--store", &store]));
     assert!(list.contains("redteam-replay"), "{list}");
 }
+
+/// Compares `got` with `tests/snapshots/report/NAME` (rewritten when GAUNTLET_UPDATE_SNAPSHOTS is set).
+fn snapshot(name: &str, got: &str) {
+    let snap = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots/report")
+        .join(name);
+    if std::env::var_os("GAUNTLET_UPDATE_SNAPSHOTS").is_some() {
+        if let Some(dir) = snap.parent() {
+            std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(&snap, got).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let want = std::fs::read_to_string(&snap)
+        .unwrap_or_else(|e| panic!("{e}: run with GAUNTLET_UPDATE_SNAPSHOTS=1 to create it"));
+    assert!(
+        got == want,
+        "{name} changed; if intended, rerun with GAUNTLET_UPDATE_SNAPSHOTS=1 (first difference at byte {})",
+        got.bytes()
+            .zip(want.bytes())
+            .position(|(a, b)| a != b)
+            .unwrap_or(got.len().min(want.len()))
+    );
+}
+
+#[test]
+fn every_report_format_of_every_job_matches_its_snapshot() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let suite = s(&fixture("mini"));
+    let jobs: [(&str, Vec<&str>); 3] = [
+        (
+            "run",
+            vec![
+                "run",
+                "-q",
+                "--suite",
+                &suite,
+                "--agent",
+                "compliant",
+                "--agent",
+                "cautious",
+            ],
+        ),
+        (
+            "redteam",
+            vec![
+                "redteam",
+                "--vulns",
+                "prompt-leakage",
+                "--attacks",
+                "none,base64",
+                "--seeds-per-subtype",
+                "1",
+                "--target",
+                "chat-leaky",
+                "--target",
+                "chat-refuser",
+            ],
+        ),
+        (
+            "privilege",
+            vec![
+                "privilege",
+                "--suite",
+                &suite,
+                "--defense",
+                "allow-all,exact-args",
+            ],
+        ),
+    ];
+    for (job, args) in jobs {
+        let mut a = args.clone();
+        a.extend(["--store", &store]);
+        let o = gauntlet(&a);
+        assert!(o.status.success(), "{job}: {}", stderr(&o));
+        let id = newest(&store).unwrap_or_else(|| panic!("{job}: no run"));
+        for (format, ext) in [
+            ("table", "txt"),
+            ("json", "json"),
+            ("jsonl", "jsonl"),
+            ("html", "html"),
+            ("junit", "xml"),
+            ("md", "md"),
+        ] {
+            // Run ids carry the time: the snapshots name them RUN_ID.
+            let got = report(&store, &id, format).replace(&id, "RUN_ID");
+            snapshot(&format!("{job}.{ext}"), &got);
+        }
+    }
+}
