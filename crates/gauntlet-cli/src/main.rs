@@ -655,20 +655,20 @@ fn print_run(
         out,
         "\nTarget × setting (ASR = violated / valid episodes; errored and undetermined excluded)"
     )?;
-    writeln!(out, "{}", gauntlet_report::target_setting_table(&summary))?;
+    writeln!(out, "{}", gauntlet_report::target_setting_table(summary))?;
     if !summary.by_risk_env.is_empty() {
         writeln!(
             out,
             "\nRisk group × environment, attack settings (violated / valid)"
         )?;
-        writeln!(out, "{}", gauntlet_report::risk_env_table(&summary))?;
+        writeln!(out, "{}", gauntlet_report::risk_env_table(summary))?;
     }
     if !summary.breaking_rungs.is_empty() {
         writeln!(
             out,
             "\nWhere each target broke: violations by the attacker's ladder rung (direct, multi)"
         )?;
-        writeln!(out, "{}", gauntlet_report::rung_table(&summary))?;
+        writeln!(out, "{}", gauntlet_report::rung_table(summary))?;
     }
     Ok(())
 }
