@@ -1108,6 +1108,7 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                         );
                     }
                     st.reopen_run(&info.id)?;
+                    store_probes(st, &info.id, &suite)?;
                     Some((st, info.id))
                 }
                 (Some(st), None) => {
@@ -1118,6 +1119,7 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                         &header,
                         defenses.len() as u64,
                     )?;
+                    store_probes(st, &id, &suite)?;
                     Some((st, id))
                 }
                 (None, _) => None,
@@ -1207,8 +1209,23 @@ fn privilege_report(
         }
         let d = gauntlet_defense::from_spec(spec).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
         let started = Instant::now();
-        let s = gauntlet_privilege::score(suite, d.as_ref())
+        let mut writer = store.map(|(st, id)| st.writer(id));
+        let s =
+            gauntlet_privilege::score_with(suite, d.as_ref(), &mut |k, _, decision| match writer
+                .as_mut()
+            {
+                Some(w) => w
+                    .decision(i, k, decision)
+                    .map_err(|e| gauntlet_defense::DefenseError {
+                        defense: spec.clone(),
+                        message: format!("recording the decision: {e}"),
+                    }),
+                None => Ok(()),
+            })
             .map_err(|e| anyhow::anyhow!("scoring {spec}: {e}"))?;
+        if let Some(mut w) = writer {
+            w.commit()?;
+        }
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
             "{}: {} decisions in {:.3} s ({:.0} decisions/s)",
@@ -1252,6 +1269,20 @@ fn privilege_report(
         gates,
         &gauntlet_report::gate::privilege_metrics(&scores),
     ))
+}
+
+/// Records a privilege run's probes (once: a resumed run finds them there).
+fn store_probes(
+    st: &gauntlet_store::Store,
+    id: &str,
+    suite: &gauntlet_privilege::ProbeSuite,
+) -> Result<()> {
+    let mut w = st.writer(id);
+    for (k, p) in suite.probes().enumerate() {
+        w.probe(k, p)?;
+    }
+    w.commit()?;
+    Ok(())
 }
 
 /// The attack methods `--attacks` accepts, for error messages.

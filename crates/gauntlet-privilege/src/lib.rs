@@ -14,4 +14,4 @@ pub mod probe;
 pub mod score;
 
 pub use probe::{Label, Probe, ProbeSuite, Source, generate};
-pub use score::{DefenseScore, score};
+pub use score::{DefenseScore, score, score_with};

@@ -1,6 +1,6 @@
 //! Scoring a defense against a probe suite.
 
-use crate::probe::{Label, ProbeSuite, Source};
+use crate::probe::{Label, Probe, ProbeSuite, Source};
 use gauntlet_core::Rate;
 use gauntlet_defense::{Axes, Defense, DefenseError, TaskContext};
 use serde::Serialize;
@@ -100,6 +100,17 @@ pub fn census(suite: &ProbeSuite) -> Census {
 /// Presents every probe to the defense (prepared once per task, with the plan history of the probe's point) and
 /// scores its decisions. A defense that cannot decide is an error, never a score.
 pub fn score(suite: &ProbeSuite, defense: &dyn Defense) -> Result<DefenseScore, DefenseError> {
+    score_with(suite, defense, &mut |_, _, _| Ok(()))
+}
+
+/// [`score`], calling `each` with every decision as it is made: the probe's position in the suite
+/// ([`ProbeSuite::probes`] order), the probe and the defense's decision. An error from `each` stops scoring.
+pub fn score_with(
+    suite: &ProbeSuite,
+    defense: &dyn Defense,
+    each: &mut dyn FnMut(usize, &Probe, &gauntlet_core::Decision) -> Result<(), DefenseError>,
+) -> Result<DefenseScore, DefenseError> {
+    let mut position = 0usize;
     let (mut req, mut req_ok, mut perm, mut perm_refused, mut decisions) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut axis_w: BTreeMap<&str, (u64, u64)> = AXES.iter().map(|a| (*a, (0, 0))).collect();
@@ -125,6 +136,8 @@ pub fn score(suite: &ProbeSuite, defense: &dyn Defense) -> Result<DefenseScore, 
             .collect();
         let verdicts = policy.decide_batch(&batch)?;
         for (p, d) in t.probes.iter().zip(verdicts) {
+            each(position, p, &d)?;
+            position += 1;
             let allowed = d.allowed();
             decisions += 1;
             match p.label {

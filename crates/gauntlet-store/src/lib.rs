@@ -7,8 +7,10 @@
 //! - `episodes`: one row per safety-case episode — the columns one filters on, and the whole record as JSON
 //!   (trace, gateway log with raw and observed results, verdict with evidence, controller decisions, final state);
 //! - `events`: one row per gateway event of an episode, for querying tool calls across a run;
-//! - `items`: one row per result of the other jobs (red-team cases, privilege decisions), as JSON;
-//! - `ledger`: each model pool's counters at the end of a run.
+//! - `items`: one row per result of the other jobs (red-team cases, privilege scores, one per defense), as JSON;
+//! - `ledger`: each model pool's counters at the end of a run;
+//! - `probes` and `decisions` (version 2): a privilege run's probes with their labels, and every defense's
+//!   decision on each.
 //!
 //! Secrets never reach the store: arguments are stored as the CLI parsed them, and API keys only ever come from
 //! the environment.
@@ -20,13 +22,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Where runs are stored unless `--store` says otherwise.
 pub const DEFAULT_PATH: &str = ".gauntlet/gauntlet.db";
 
 /// Migrations, in order: migration `i` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE runs (
     id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -80,7 +83,34 @@ CREATE TABLE ledger (
     counters TEXT NOT NULL,
     PRIMARY KEY (run_id, model)
 ) WITHOUT ROWID;
-"];
+",
+    "
+CREATE TABLE probes (
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    task TEXT NOT NULL,
+    point INTEGER NOT NULL,
+    family TEXT NOT NULL,
+    axis TEXT NOT NULL,
+    fault TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    label TEXT NOT NULL,
+    source TEXT NOT NULL,
+    args TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
+);
+CREATE TABLE decisions (
+    run_id TEXT NOT NULL,
+    defense INTEGER NOT NULL,
+    probe INTEGER NOT NULL,
+    allowed INTEGER NOT NULL,
+    reason TEXT,
+    PRIMARY KEY (run_id, defense, probe)
+) WITHOUT ROWID;
+",
+];
 
 /// What went wrong with the store.
 #[derive(Debug, thiserror::Error)]
@@ -409,7 +439,14 @@ impl Store {
     pub fn delete_run(&mut self, id: &str) -> Result<()> {
         let r = self.conn.transaction().and_then(|tx| {
             let mut n = 0;
-            for table in ["episodes", "events", "items", "ledger"] {
+            for table in [
+                "episodes",
+                "events",
+                "items",
+                "ledger",
+                "probes",
+                "decisions",
+            ] {
                 tx.execute(
                     &format!("DELETE FROM {table} WHERE run_id = ?1"),
                     params![id],
@@ -494,7 +531,7 @@ impl Store {
         })
     }
 
-    /// Calls `f` with each stored item (red-team case, privilege decision) of a run as JSON, in index order.
+    /// Calls `f` with each stored item (red-team case, privilege score) of a run as JSON, in index order.
     pub fn for_each_item(
         &self,
         id: &str,
@@ -718,7 +755,71 @@ impl Writer<'_> {
         self.tick()
     }
 
-    /// Stores one item of another job (`kind`: `redteam-case`, `privilege-decision`) as JSON.
+    /// Stores one probe of a privilege run (kept if already stored: a resumed run re-sends them).
+    pub fn probe(&mut self, index: usize, p: &gauntlet_privilege::Probe) -> Result<()> {
+        self.begin()?;
+        let res = self
+            .store
+            .conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO probes
+                 (run_id, idx, id, task, point, family, axis, fault, tool, tier, label, source, args)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    self.run_id,
+                    index as i64,
+                    p.id,
+                    p.task,
+                    p.point as i64,
+                    p.family,
+                    p.axis,
+                    p.fault,
+                    p.tool,
+                    label(&p.tier),
+                    label(&p.label),
+                    label(&p.source),
+                    p.args.to_string()
+                ])
+            });
+        self.store.sql(res)?;
+        self.tick()
+    }
+
+    /// Stores defense number `defense`'s decision on probe number `probe`.
+    pub fn decision(
+        &mut self,
+        defense: usize,
+        probe: usize,
+        d: &gauntlet_core::Decision,
+    ) -> Result<()> {
+        self.begin()?;
+        let reason = match d {
+            gauntlet_core::Decision::Allow => None,
+            gauntlet_core::Decision::Deny { reason } => Some(reason.as_str()),
+        };
+        let res = self
+            .store
+            .conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO decisions (run_id, defense, probe, allowed, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    self.run_id,
+                    defense as i64,
+                    probe as i64,
+                    d.allowed(),
+                    reason
+                ])
+            });
+        self.store.sql(res)?;
+        self.tick()
+    }
+
+    /// Stores one item of another job (`kind`: `redteam-case`, `privilege-score`) as JSON.
     pub fn item(
         &mut self,
         index: usize,
@@ -789,6 +890,35 @@ mod tests {
             Err(StoreError::TooNew { found, .. }) => assert_eq!(found, SCHEMA_VERSION + 1),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_version_1_store_is_migrated_with_its_runs_kept() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let p = dir.path().join("v1.db");
+        {
+            let c = Connection::open(&p).unwrap_or_else(|e| panic!("{e}"));
+            c.execute_batch(MIGRATIONS[0])
+                .and_then(|_| c.pragma_update(None, "user_version", 1))
+                .and_then(|_| {
+                    c.execute(
+                        "INSERT INTO runs (id, kind, status, created, updated, version, args, header, total)
+                         VALUES ('old', 'privilege', 'complete', 't', 't', '0.1.0', '{}', '{}', 2)",
+                        [],
+                    )
+                })
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let s = Store::open(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.run("old").map(|r| r.total).ok(), Some(2));
+        let v: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(v, SCHEMA_VERSION);
+        let mut w = s.writer("old");
+        w.decision(0, 7, &gauntlet_core::Decision::Allow)
+            .unwrap_or_else(|e| panic!("the version 2 tables exist: {e}"));
     }
 
     #[test]

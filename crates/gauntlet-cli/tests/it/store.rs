@@ -392,6 +392,24 @@ fn a_privilege_run_that_failed_resumes_without_rescoring_what_it_kept() {
     );
     let junit = report(&store, &id, "junit");
     assert!(junit.contains("tests=\"2\""), "{junit}");
+    // Every probe once, and each defense's decision on each once, although the first defense was scored by
+    // the failed attempt and the probes were offered again on resume.
+    let db = rusqlite::Connection::open(&store).unwrap_or_else(|e| panic!("{e}"));
+    let count = |sql: &str| -> i64 {
+        db.query_row(sql, [&id], |r| r.get(0))
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    };
+    let probes = count("SELECT count(*) FROM probes WHERE run_id = ?1");
+    assert!(probes > 1000, "{probes}");
+    assert_eq!(
+        count("SELECT count(*) FROM decisions WHERE run_id = ?1"),
+        2 * probes
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM decisions WHERE run_id = ?1 AND defense = 0 AND allowed"),
+        probes,
+        "allow-all admits every probe"
+    );
 }
 
 #[test]
