@@ -8,7 +8,7 @@ use gauntlet_core::{Setting, SplitMix64, refusal::is_refusal};
 use serde_json::Value;
 
 /// What the controller knows of the case.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct AttackPlan {
     /// The legitimate task prompt (the cover story).
     pub task_prompt: String,

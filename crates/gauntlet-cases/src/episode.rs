@@ -67,6 +67,11 @@ impl PreparedCase {
         }
     }
 
+    /// What the controller knows of the case: the cover task, the goal, the openers and the sink calls.
+    pub fn plan(&self) -> &gauntlet_attacks::AttackPlan {
+        &self.plan
+    }
+
     /// Whether `setting` applies to the case (indirect needs injection rules).
     pub fn applies(&self, setting: Setting) -> bool {
         setting != Setting::Indirect || !self.case.inject.is_empty()

@@ -301,9 +301,31 @@ fn report(
                     sink.finish(&summary)?;
                 }
                 Format::Jsonl => {
+                    // Each line carries its case's attack plan, as the run's case files say it now.
+                    let plans: std::collections::HashMap<String, String> =
+                        match stored_cases(info, &header) {
+                            Ok(cases) => cases
+                                .iter()
+                                .filter_map(|c| {
+                                    serde_json::to_string(c.plan())
+                                        .ok()
+                                        .map(|p| (c.case.id.clone(), p))
+                                })
+                                .collect(),
+                            Err(e) => {
+                                eprintln!("warning: lines carry no `plan`: {e:#}");
+                                Default::default()
+                            }
+                        };
                     for r in &mut eps {
-                        serde_json::to_writer(&mut *out, &r)?;
-                        out.write_all(b"\n")?;
+                        let line = serde_json::to_string(&r)?;
+                        match plans.get(&r.case) {
+                            Some(plan) => {
+                                let open = line.strip_suffix('}').unwrap_or(&line);
+                                writeln!(out, "{open},\"plan\":{plan}}}")?;
+                            }
+                            None => writeln!(out, "{line}")?,
+                        }
                     }
                 }
                 Format::Md => out.write_all(
