@@ -721,3 +721,65 @@ fn line_of(text: &str, key: &str) -> usize {
 #[cfg(test)]
 #[path = "case/tests.rs"]
 mod tests;
+
+/// Loads a file of injection rules for the MCP proxy: a YAML list of `{tool, when?, mode?, text?, field?,
+/// uses?}`, as in a case's `attack.inject`. Tool patterns are not checked against the world's tools, since an
+/// upstream server has its own. Every problem is reported with file:line:column.
+pub fn load_injection_rules(path: &std::path::Path) -> Result<Vec<InjectionRule>, Vec<Diagnostic>> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| vec![Diagnostic::new(&file, 0, 0, format!("cannot read: {e}"))])?;
+    let raw: Vec<Spanned<RawInject>> = serde_saphyr::from_str(&text).map_err(|e| {
+        let (line, col) = e
+            .location()
+            .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
+        let msg = e.without_snippet().to_string();
+        let msg = msg.lines().next().unwrap_or("invalid YAML").to_string();
+        vec![Diagnostic::new(&file, line, col, msg)]
+    })?;
+    let mut diags = Vec::new();
+    let mut rules = Vec::new();
+    for (i, r) in raw.iter().enumerate() {
+        let (line, col) = pos(r);
+        let mode = match &r.value.mode {
+            None => InjectionMode::Append,
+            Some(m) => match m.value.parse::<InjectionMode>() {
+                Ok(m) => m,
+                Err(e) => {
+                    let (l, c) = pos(m);
+                    diags.push(Diagnostic::new(&file, l, c, format!("[{i}].mode: {e}")));
+                    continue;
+                }
+            },
+        };
+        let text = r.value.text.clone().unwrap_or_default();
+        if mode != InjectionMode::Identity && text.is_empty() {
+            diags.push(Diagnostic::new(
+                &file,
+                line,
+                col,
+                format!(
+                    "[{i}].text: the payload is required for mode {}",
+                    mode.as_str()
+                ),
+            ));
+            continue;
+        }
+        match InjectionRule::new(
+            &r.value.tool,
+            r.value.when.as_ref().map(|w| w.value.as_str()),
+            mode,
+            &text,
+            r.value.field.as_deref(),
+            r.value.uses,
+        ) {
+            Ok(rule) => rules.push(rule),
+            Err(e) => diags.push(Diagnostic::new(&file, line, col, format!("[{i}]: {e}"))),
+        }
+    }
+    if diags.is_empty() {
+        Ok(rules)
+    } else {
+        Err(diags)
+    }
+}

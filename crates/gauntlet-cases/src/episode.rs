@@ -67,6 +67,41 @@ impl PreparedCase {
         }
     }
 
+    /// The gateway an episode of the case starts with in `setting`: the case's s0, `defense`'s policy prepared
+    /// for the task, the case's injection rules when the setting poisons tool results, and its harm context.
+    pub fn gateway(
+        &self,
+        setting: Setting,
+        defense: &dyn Defense,
+    ) -> Result<Gateway, gauntlet_defense::DefenseError> {
+        let ctx = TaskContext {
+            case_id: &self.case.id,
+            prompt: &self.case.prompt,
+            solution: &self.solution_calls,
+            tools: gauntlet_world::tool_specs(),
+        };
+        let policy = defense.prepare(&ctx)?;
+        let rules = if setting.poisoned_tools() {
+            self.case.inject.clone()
+        } else {
+            Vec::new()
+        };
+        Ok(Gateway::new(self.case.s0.clone(), policy, rules).with_harm(self.harm.clone()))
+    }
+
+    /// The case's verdict and task result on a gateway's final state and log, and the agent's replies (the
+    /// same judgement as an episode's, for agents driven from outside, such as MCP clients).
+    pub fn judge(&self, gateway: &Gateway, replies: &[String]) -> (Verdict, Option<bool>) {
+        let view = EpisodeView::new(
+            &self.bindings,
+            gateway.world().state_of(self.world_services.as_deref()),
+            gateway.events(),
+            replies,
+        );
+        let verdict = self.case.verifier.evaluate(&view).verdict(&view);
+        (verdict, view.check(&self.case.success).ok())
+    }
+
     /// What the controller knows of the case: the cover task, the goal, the openers and the sink calls.
     pub fn plan(&self) -> &gauntlet_attacks::AttackPlan {
         &self.plan
@@ -189,14 +224,8 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         controller_tokens: 0,
         final_state: serde_json::Value::Null,
     };
-    let ctx = TaskContext {
-        case_id: &case.id,
-        prompt: &case.prompt,
-        solution: &pc.solution_calls,
-        tools: gauntlet_world::tool_specs(),
-    };
-    let policy = match spec.defense.prepare(&ctx) {
-        Ok(p) => p,
+    let mut gw = match pc.gateway(spec.setting, spec.defense) {
+        Ok(g) => g,
         Err(e) => {
             record.status = "errored".into();
             record.error = Some(e.to_string());
@@ -204,12 +233,6 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             return record;
         }
     };
-    let rules = if spec.setting.poisoned_tools() {
-        case.inject.clone()
-    } else {
-        Vec::new()
-    };
-    let mut gw = Gateway::new(case.s0.clone(), policy, rules).with_harm(pc.harm.clone());
     let mut agent = spec.target.start(&pc.calibration);
     let ladder = ScriptedController::new(spec.setting, &pc.plan, spec.seed, &key, spec.max_turns);
     let mut controller: Box<dyn Controller> = match spec.attacker {

@@ -1,6 +1,7 @@
 //! The `gauntlet` binary: a thin shell over the library crates.
 
 mod config;
+mod gateway;
 mod stored;
 
 use anyhow::{Context, Result, bail};
@@ -40,6 +41,9 @@ enum Command {
     Report(stored::ReportArgs),
     /// Re-judge a stored run with the current verifiers, without calling any model.
     Replay(stored::ReplayArgs),
+    /// The tool gateway over MCP: serve a case's sandbox to any MCP client, or proxy a real MCP server.
+    #[command(subcommand)]
+    Gateway(gateway::GatewayCommand),
 }
 
 #[derive(Args, serde::Serialize, serde::Deserialize)]
@@ -1970,6 +1974,7 @@ fn main() -> ExitCode {
         Command::Runs(c) => stored::cmd_runs(c),
         Command::Report(r) => stored::cmd_report(r),
         Command::Replay(r) => stored::cmd_replay(r),
+        Command::Gateway(g) => gateway::cmd_gateway(g),
     };
     match result {
         Ok(code) => code,

@@ -14,6 +14,7 @@ pub mod rng;
 pub mod setting;
 pub mod tool;
 pub mod trace;
+pub mod utc;
 pub mod verdict;
 
 pub use event::{Decision, GatewayEvent, InjectionApplied};

@@ -65,7 +65,10 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
         assert_eq!(l["index"], i, "episodes in order, each once");
         assert!(l["trace"]["turns"].is_array() && l["verdict"]["evidence"].is_array());
         assert!(l["decisions"].is_array() && !l["final_state"].is_null());
-        assert!(l["plan"]["goal"].is_string() && l["plan"]["openers"].is_array(), "{l}");
+        assert!(
+            l["plan"]["goal"].is_string() && l["plan"]["openers"].is_array(),
+            "{l}"
+        );
     }
 
     let md = report(&store, &id, "md");

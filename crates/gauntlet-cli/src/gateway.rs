@@ -1,0 +1,243 @@
+//! `gauntlet gateway serve|proxy`: the tool gateway over MCP.
+
+use crate::load_valid;
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use gauntlet_cases::PreparedCase;
+use gauntlet_core::Setting;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// `gauntlet gateway …`
+#[derive(Subcommand)]
+pub enum GatewayCommand {
+    /// Serve a case's sandbox (its world's tools behind the gateway) to any MCP client, over stdio or HTTP.
+    Serve(ServeArgs),
+    /// Sit in front of a real MCP server: record, inject and enforce on its tools.
+    Proxy(ProxyArgs),
+}
+
+/// How an MCP front listens.
+#[derive(Args, Clone)]
+pub struct ListenArgs {
+    /// Serve over streamable HTTP on this address (`127.0.0.1:8765`; the endpoint is `/mcp`) instead of stdio.
+    /// Any address but loopback needs --token.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Bearer token HTTP clients must send (`Authorization: Bearer TOKEN`).
+    #[arg(
+        long,
+        env = "GAUNTLET_GATEWAY_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    token: Option<String>,
+    /// Largest HTTP request body accepted, in bytes.
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    max_body: usize,
+    /// HTTP requests accepted per second (beyond: 429).
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    rate: u32,
+    /// Append every gateway event (raw and observed result, decision, injection) to this file as JSON lines.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+}
+
+/// `gauntlet gateway serve`
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The case whose world to serve.
+    #[arg(long, value_name = "ID")]
+    case: String,
+    /// Case files or directories (default: the built-in suite).
+    #[arg(long = "suite", value_name = "PATH")]
+    suites: Vec<PathBuf>,
+    /// The setting: `benign` and `direct` serve the world as it is; `indirect` and `multi` apply the case's
+    /// injection rules to tool results.
+    #[arg(long, default_value = "benign")]
+    setting: String,
+    /// The defense in the gateway (as for `gauntlet run`).
+    #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
+    defense: String,
+    #[command(flatten)]
+    listen: ListenArgs,
+}
+
+/// `gauntlet gateway proxy`
+#[derive(Args)]
+pub struct ProxyArgs {
+    /// The upstream MCP server as a command line, started as a child process speaking stdio
+    /// (`'python3 server.py --flag'`).
+    #[arg(long, value_name = "CMD ARGS", conflicts_with = "upstream_url")]
+    upstream: Option<String>,
+    /// The upstream MCP server's streamable HTTP endpoint.
+    #[arg(long, value_name = "URL")]
+    upstream_url: Option<String>,
+    /// The defense deciding each call before it is forwarded (as for `gauntlet run`).
+    #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
+    defense: String,
+    /// Injection rules applied to upstream results (YAML: a list of `{tool, when?, mode, text, field?, uses?}`,
+    /// as in a case's `attack.inject`).
+    #[arg(long, value_name = "FILE")]
+    inject: Option<PathBuf>,
+    #[command(flatten)]
+    listen: ListenArgs,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn log_writer(path: &Option<PathBuf>) -> Result<Option<Box<dyn std::io::Write + Send>>> {
+    Ok(match path {
+        Some(p) => Some(Box::new(std::io::BufWriter::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("--log: cannot open {}", p.display()))?,
+        ))),
+        None => None,
+    })
+}
+
+fn http_options(l: &ListenArgs, addr: SocketAddr) -> gauntlet_mcp::HttpOptions {
+    gauntlet_mcp::HttpOptions {
+        bind: addr,
+        token: l.token.clone().filter(|t| !t.is_empty()),
+        max_body: l.max_body,
+        rate_per_sec: l.rate,
+    }
+}
+
+/// Serves `backend` as `listen` says, until stdin closes (stdio) or the process is interrupted (HTTP).
+fn serve<B: gauntlet_mcp::Backend>(
+    rt: &tokio::runtime::Runtime,
+    backend: Arc<B>,
+    name: &str,
+    encode: bool,
+    listen: &ListenArgs,
+) -> Result<()> {
+    match listen.http {
+        None => rt
+            .block_on(gauntlet_mcp::serve_stdio(backend, name, encode))
+            .context("serving MCP over stdio")?,
+        Some(addr) => rt.block_on(async {
+            let server =
+                gauntlet_mcp::serve_http(backend, name, encode, http_options(listen, addr))
+                    .await
+                    .context("--http")?;
+            // The URL goes to stderr: stdout is left to the data.
+            eprintln!("gauntlet gateway: MCP over HTTP at {}", server.url());
+            let _ = tokio::signal::ctrl_c().await;
+            server.stop().await;
+            anyhow::Ok(())
+        })?,
+    }
+    Ok(())
+}
+
+/// `gauntlet gateway …`
+pub fn cmd_gateway(c: GatewayCommand) -> Result<ExitCode> {
+    match c {
+        GatewayCommand::Serve(a) => cmd_serve(a),
+        GatewayCommand::Proxy(a) => cmd_proxy(a),
+    }
+}
+
+fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
+    let setting: Setting = a
+        .setting
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--setting: {e}"))?;
+    let loaded = load_valid(&a.suites)?;
+    let Some(case) = loaded.cases.into_iter().find(|c| c.id == a.case) else {
+        bail!("--case: no case `{}` (see `gauntlet cases list`)", a.case);
+    };
+    let pc = PreparedCase::new(case);
+    if !pc.applies(setting) {
+        bail!(
+            "--setting: case `{}` has no injection rules, so `{setting}` does not apply to it",
+            a.case
+        );
+    }
+    let defense =
+        gauntlet_defense::from_spec(&a.defense).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let gw = pc
+        .gateway(setting, defense.as_ref())
+        .map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let backend = Arc::new(gauntlet_mcp::SandboxBackend::new(
+        gw,
+        log_writer(&a.listen.log)?,
+    ));
+    let rt = runtime()?;
+    serve(&rt, backend.clone(), "gauntlet-sandbox", true, &a.listen)?;
+    // The case's verdict on what the clients did (the gateway never sees their replies: the response level
+    // reads an empty reply).
+    if let Some((calls, verdict, success)) = backend.with_gateway(|gw| {
+        let (v, s) = pc.judge(gw, &[]);
+        (gw.events().len(), v, s)
+    }) {
+        eprintln!(
+            "gauntlet gateway: {calls} calls; case {}: {:?}{}; task {}",
+            pc.case.id,
+            verdict.outcome,
+            verdict.level.map_or(String::new(), |l| format!(
+                " (decided at the {} level)",
+                l.as_str()
+            )),
+            match success {
+                Some(true) => "succeeded",
+                Some(false) => "not done",
+                None => "not checked",
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
+    let defense =
+        gauntlet_defense::from_spec(&a.defense).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let rules = match &a.inject {
+        Some(p) => gauntlet_cases::case::load_injection_rules(p).map_err(|d| {
+            anyhow::anyhow!(
+                "--inject:\n{}",
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        })?,
+        None => Vec::new(),
+    };
+    let rt = runtime()?;
+    let upstream = rt.block_on(async {
+        match (&a.upstream, &a.upstream_url) {
+            (Some(cmd), None) => gauntlet_mcp::Upstream::command(cmd).await,
+            (None, Some(url)) => gauntlet_mcp::Upstream::url(url).await,
+            _ => Err(gauntlet_mcp::McpFrontError::Config(
+                "give the upstream server: --upstream 'CMD ARGS' or --upstream-url URL".into(),
+            )),
+        }
+    })?;
+    let backend = Arc::new(
+        rt.block_on(gauntlet_mcp::ProxyBackend::new(
+            upstream,
+            defense.as_ref(),
+            rules,
+            log_writer(&a.listen.log)?,
+        ))
+        .context("preparing the proxy")?,
+    );
+    serve(&rt, backend.clone(), "gauntlet-proxy", false, &a.listen)?;
+    let (calls, denied, injected) = backend.counts();
+    eprintln!("gauntlet gateway proxy: {calls} calls, {denied} denied, {injected} injected");
+    rt.block_on(backend.close());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,167 @@
+//! The streamable HTTP front: loopback by default, a bearer token required on any other address, a request size
+//! limit and a request rate limit.
+
+use crate::{Backend, McpFrontError, McpServer};
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::IntoResponse;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How the HTTP front listens and what it lets in.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// Address to bind (`127.0.0.1:0` picks a free port).
+    pub bind: SocketAddr,
+    /// Bearer token every request must carry (`Authorization: Bearer …`); required off loopback.
+    pub token: Option<String>,
+    /// Largest request body accepted, in bytes.
+    pub max_body: usize,
+    /// Requests per second accepted (a burst of as many is allowed); beyond, 429.
+    pub rate_per_sec: u32,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            token: None,
+            max_body: 1 << 20,
+            rate_per_sec: 1000,
+        }
+    }
+}
+
+/// A running HTTP front.
+pub struct HttpServer {
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// The MCP endpoint's URL.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Stops accepting requests and waits for the server to end.
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        let _ = (&mut self.task).await;
+    }
+
+    /// Waits until the server ends (it ends on `stop` or when the process is interrupted).
+    pub async fn wait(self) {
+        let _ = self.task.await;
+    }
+}
+
+/// A token bucket shared by all requests.
+struct Bucket {
+    rate: f64,
+    tokens: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate)
+            .min(self.rate.max(1.0));
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Constant-time comparison, so the token cannot be guessed byte by byte from response times.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+/// Serves `backend` at `/mcp` on `opts.bind`. Refuses a non-loopback address without a token.
+pub async fn serve_http<B: Backend>(
+    backend: Arc<B>,
+    name: &str,
+    encode: bool,
+    opts: HttpOptions,
+) -> Result<HttpServer, McpFrontError> {
+    if !opts.bind.ip().is_loopback() && opts.token.as_deref().is_none_or(str::is_empty) {
+        return Err(McpFrontError::Config(format!(
+            "binding {} (not loopback) needs --token: anyone who can reach it could drive the sandbox",
+            opts.bind
+        )));
+    }
+    let server = McpServer::new(backend, name, encode);
+    let mut config = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(opts.max_body)
+        .with_sse_keep_alive(Some(Duration::from_secs(15)));
+    if !opts.bind.ip().is_loopback() {
+        // Off loopback the token guards the server; the Host check is for DNS rebinding against loopback.
+        config = config.disable_allowed_hosts();
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let token = opts.token.clone();
+    let bucket = Arc::new(Mutex::new(Bucket {
+        rate: f64::from(opts.rate_per_sec.max(1)),
+        tokens: f64::from(opts.rate_per_sec.max(1)),
+        last: Instant::now(),
+    }));
+    let guard = move |req: Request, next: Next| {
+        let token = token.clone();
+        let bucket = bucket.clone();
+        async move {
+            if let Some(t) = &token {
+                let ok = req
+                    .headers()
+                    .get(axum::http::header::AUTHORIZATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.strip_prefix("Bearer "))
+                    .is_some_and(|given| same(given.as_bytes(), t.as_bytes()));
+                if !ok {
+                    return (StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n")
+                        .into_response();
+                }
+            }
+            if !bucket.lock().map(|mut b| b.take()).unwrap_or(false) {
+                return (StatusCode::TOO_MANY_REQUESTS, "rate limit\n").into_response();
+            }
+            next.run(req).await
+        }
+    };
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::extract::DefaultBodyLimit::max(opts.max_body))
+        .layer(axum::middleware::from_fn(guard));
+    let listener = tokio::net::TcpListener::bind(opts.bind).await?;
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    Ok(HttpServer {
+        addr,
+        stop: Some(stop),
+        task,
+    })
+}

@@ -1,0 +1,301 @@
+//! The proxy: the gateway in front of a real MCP server. Each call is decided by the defense, forwarded
+//! upstream, transformed by the injection rules in force and logged with both the raw (upstream) and the
+//! observed (client-side) result — the same path as the sandbox's, with the upstream in place of the world.
+
+use crate::{Backend, CallFuture, McpFrontError, ToolInfo, ToolOutput};
+use gauntlet_core::{
+    Decision, Effect, EffectKind, GatewayEvent, HarmContext, InjectionApplied, ToolCall, ToolSpec,
+};
+use gauntlet_defense::{Defense, Policy, TaskContext};
+use gauntlet_gateway::InjectionRule;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::sync::Mutex;
+
+/// A connection to an upstream MCP server.
+pub struct Upstream {
+    client: RunningService<RoleClient, ()>,
+}
+
+impl Upstream {
+    /// Starts `cmdline` (run by `sh -c`, so quoting works as in a shell) and speaks MCP with it over stdio.
+    pub async fn command(cmdline: &str) -> Result<Upstream, McpFrontError> {
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.arg("-c").arg(format!("exec {cmdline}"));
+        let transport = TokioChildProcess::new(cmd)?;
+        let client = ().serve(transport).await.map_err(|e| {
+            McpFrontError::Protocol(format!(
+                "upstream `{cmdline}` did not start an MCP session: {e}"
+            ))
+        })?;
+        Ok(Upstream { client })
+    }
+
+    /// Connects to an upstream's streamable HTTP endpoint.
+    pub async fn url(url: &str) -> Result<Upstream, McpFrontError> {
+        let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+        let client = ().serve(transport).await.map_err(|e| {
+            McpFrontError::Protocol(format!("upstream {url} did not start an MCP session: {e}"))
+        })?;
+        Ok(Upstream { client })
+    }
+
+    /// The upstream's tools.
+    pub async fn tools(&self) -> Result<Vec<ToolInfo>, McpFrontError> {
+        let tools =
+            self.client.list_all_tools().await.map_err(|e| {
+                McpFrontError::Protocol(format!("listing the upstream's tools: {e}"))
+            })?;
+        Ok(tools
+            .into_iter()
+            .map(|t| ToolInfo {
+                name: t.name.to_string(),
+                description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*t.input_schema).clone()),
+            })
+            .collect())
+    }
+
+    /// Calls a tool upstream: its result as the client would get it.
+    pub async fn call(&self, tool: &str, args: Value) -> Result<CallToolResult, McpFrontError> {
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(m) = args {
+            params = params.with_arguments(m);
+        }
+        let r = self
+            .client
+            .call_tool(params)
+            .await
+            .map_err(|e| McpFrontError::Protocol(format!("upstream call {tool}: {e}")))?;
+        Ok(r)
+    }
+
+    /// Ends the session (and the child process).
+    pub async fn close(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+/// A tool result as one JSON value, as an agent reads it: its text (one string; several text blocks joined by
+/// newlines), else its structured content, else the content blocks as JSON.
+pub fn result_value(r: &CallToolResult) -> Value {
+    let texts: Vec<&str> = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+        .collect();
+    if texts.len() == r.content.len() && !texts.is_empty() {
+        Value::String(texts.join("\n"))
+    } else if let Some(s) = &r.structured_content {
+        s.clone()
+    } else {
+        serde_json::to_value(&r.content).unwrap_or(Value::Null)
+    }
+}
+
+/// Mutable state of the proxy's mediation.
+struct State {
+    log: Vec<GatewayEvent>,
+    fired: Vec<u32>,
+    denied: u64,
+    injected: u64,
+}
+
+/// The gateway's mediation in front of an [`Upstream`].
+pub struct ProxyBackend {
+    upstream: tokio::sync::RwLock<Option<Upstream>>,
+    tools: Vec<ToolInfo>,
+    policy: Box<dyn Policy>,
+    rules: Vec<InjectionRule>,
+    harm: HarmContext,
+    state: Mutex<State>,
+    log: Mutex<Option<Box<dyn Write + Send>>>,
+}
+
+impl ProxyBackend {
+    /// Lists the upstream's tools and prepares `defense` for them (a proxy has no task: a defense that allows
+    /// only a task's plan, such as `exact-args`, denies everything).
+    pub async fn new(
+        upstream: Upstream,
+        defense: &dyn Defense,
+        rules: Vec<InjectionRule>,
+        log: Option<Box<dyn Write + Send>>,
+    ) -> Result<ProxyBackend, McpFrontError> {
+        let tools = upstream.tools().await?;
+        let specs: Vec<ToolSpec> = tools
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                parameters: t.input_schema.clone(),
+                effect: Effect {
+                    kind: EffectKind::Write,
+                    domain: "upstream".into(),
+                    tier: gauntlet_core::HarmTier::H1,
+                },
+            })
+            .collect();
+        let policy = defense
+            .prepare(&TaskContext {
+                case_id: "proxy",
+                prompt: "",
+                solution: &[],
+                tools: &specs,
+            })
+            .map_err(|e| McpFrontError::Config(format!("--defense: {e}")))?;
+        Ok(ProxyBackend {
+            upstream: tokio::sync::RwLock::new(Some(upstream)),
+            tools,
+            policy,
+            state: Mutex::new(State {
+                log: Vec::new(),
+                fired: vec![0; rules.len()],
+                denied: 0,
+                injected: 0,
+            }),
+            rules,
+            harm: HarmContext::default(),
+            log: Mutex::new(log),
+        })
+    }
+
+    /// Calls mediated, denied and injected so far.
+    pub fn counts(&self) -> (u64, u64, u64) {
+        self.state
+            .lock()
+            .map(|s| (s.log.len() as u64, s.denied, s.injected))
+            .unwrap_or_default()
+    }
+
+    /// The events so far.
+    pub fn events(&self) -> Vec<GatewayEvent> {
+        self.state.lock().map(|s| s.log.clone()).unwrap_or_default()
+    }
+
+    /// Ends the upstream session.
+    pub async fn close(&self) {
+        if let Some(u) = self.upstream.write().await.take() {
+            u.close().await;
+        }
+    }
+
+    async fn mediate(&self, tool: String, args: Value) -> ToolOutput {
+        let (seq, history) = match self.state.lock() {
+            Ok(s) => (s.log.len() as u64 + 1, s.log.clone()),
+            Err(_) => (0, Vec::new()),
+        };
+        let call = ToolCall {
+            id: format!("call-{seq}"),
+            tool,
+            args,
+        };
+        let decision = match self.policy.decide(&call, &history) {
+            Ok(d) => d,
+            Err(e) => Decision::Deny {
+                reason: format!("defense failed: {e}"),
+            },
+        };
+        let mut untouched = None;
+        let (raw, observed, injection, error) = match &decision {
+            Decision::Deny { reason } => {
+                let msg = format!("denied by policy: {reason}");
+                (Value::Null, json!({"error": msg}), None, Some(msg))
+            }
+            Decision::Allow => {
+                let result = match self.upstream.read().await.as_ref() {
+                    Some(u) => u.call(&call.tool, call.args.clone()).await,
+                    None => Err(McpFrontError::Protocol(
+                        "the upstream session has ended".into(),
+                    )),
+                };
+                match result {
+                    Ok(r) => {
+                        let raw = result_value(&r);
+                        let (observed, injection) = self.inject(&call, &raw);
+                        let error = r.is_error.unwrap_or(false).then(|| crate::render(&raw));
+                        if injection.is_none() {
+                            untouched = Some(r);
+                        }
+                        (raw, observed, injection, error)
+                    }
+                    Err(e) => {
+                        let msg = e.to_string();
+                        (
+                            json!({"error": msg}),
+                            json!({"error": msg}),
+                            None,
+                            Some(msg),
+                        )
+                    }
+                }
+            }
+        };
+        let event = GatewayEvent {
+            seq,
+            turn: 1,
+            tier: self.harm.tier(None, &call.tool, &call.args),
+            call,
+            decision,
+            raw,
+            observed,
+            injection,
+            error,
+            // A proxy's events happen in real time, not on a world's logical clock.
+            at: gauntlet_core::utc::now_rfc3339(),
+        };
+        if let Ok(mut w) = self.log.lock()
+            && let Some(w) = w.as_mut()
+        {
+            // A log that cannot be written must not stop the proxy; the event is still kept in memory.
+            let _ = serde_json::to_writer(&mut *w, &event)
+                .map_err(std::io::Error::from)
+                .and_then(|_| w.write_all(b"\n"))
+                .and_then(|_| w.flush());
+        }
+        let mut out = ToolOutput::new(event.observed.clone(), event.error.is_some());
+        out.upstream = untouched;
+        if let Ok(mut s) = self.state.lock() {
+            if !event.decision.allowed() {
+                s.denied += 1;
+            }
+            s.log.push(event);
+        }
+        out
+    }
+
+    /// Applies the first matching rule with uses left, as the gateway does.
+    fn inject(&self, call: &ToolCall, raw: &Value) -> (Value, Option<InjectionApplied>) {
+        let Ok(mut s) = self.state.lock() else {
+            return (raw.clone(), None);
+        };
+        for (i, rule) in self.rules.iter().enumerate() {
+            if rule.uses.is_some_and(|u| s.fired[i] >= u) || !rule.matches(call, raw) {
+                continue;
+            }
+            s.fired[i] += 1;
+            s.injected += 1;
+            return (
+                rule.apply(raw),
+                Some(InjectionApplied {
+                    rule: i,
+                    mode: rule.mode.as_str().to_string(),
+                }),
+            );
+        }
+        (raw.clone(), None)
+    }
+}
+
+impl Backend for ProxyBackend {
+    fn tools(&self) -> Vec<ToolInfo> {
+        self.tools.clone()
+    }
+
+    fn call(&self, tool: String, args: Value) -> CallFuture<'_> {
+        Box::pin(self.mediate(tool, args))
+    }
+}
