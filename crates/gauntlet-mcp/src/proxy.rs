@@ -37,6 +37,11 @@ impl Upstream {
 
     /// Connects to an upstream's streamable HTTP endpoint.
     pub async fn url(url: &str) -> Result<Upstream, McpFrontError> {
+        // reqwest is built without a default TLS provider (aws-lc costs minutes of build); ring is ours.
+        static CRYPTO: std::sync::Once = std::sync::Once::new();
+        CRYPTO.call_once(|| {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        });
         let transport = StreamableHttpClientTransport::from_uri(url.to_string());
         let client = ().serve(transport).await.map_err(|e| {
             McpFrontError::Protocol(format!("upstream {url} did not start an MCP session: {e}"))

@@ -2,6 +2,7 @@
 
 mod cases;
 mod defenses;
+mod mcp;
 mod models;
 mod redteam;
 mod run;

@@ -9,6 +9,7 @@ Prints one JSON object per line: {"tools": [names]} first, then {"tool", "is_err
 
 import asyncio
 import json
+import os
 import sys
 
 import httpx2
@@ -43,7 +44,8 @@ async def main(argv):
         calls = [(rest[k], json.loads(rest[k + 1])) for k in range(0, len(rest), 2)]
     mode = argv[0]
     if mode == "stdio":
-        params = StdioServerParameters(command=argv[1], args=argv[2:])
+        # The whole environment, so the test can configure the server (the SDK passes only a few variables).
+        params = StdioServerParameters(command=argv[1], args=argv[2:], env=dict(os.environ))
         async with stdio_client(params) as (r, w):
             async with ClientSession(r, w) as s:
                 await session_calls(s, calls)
