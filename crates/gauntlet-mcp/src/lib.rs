@@ -208,49 +208,305 @@ impl<B: Backend> ServerHandler for McpServer<B> {
     }
 }
 
+/// Longest JSON-RPC line accepted over stdio; a longer one is answered with an error and skipped.
+pub const MAX_LINE: usize = 4 << 20;
+
 /// Serves `backend` over stdio until the client closes it.
 pub async fn serve_stdio<B: Backend>(
     backend: Arc<B>,
     name: &str,
     encode: bool,
 ) -> Result<(), McpFrontError> {
-    let running = McpServer::new(backend, name, encode)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| McpFrontError::Protocol(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| McpFrontError::Protocol(e.to_string()))?;
-    Ok(())
+    serve_lines(
+        backend,
+        name,
+        encode,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        MAX_LINE,
+    )
+    .await
 }
 
-/// Serves `backend` over any byte stream pair (tests, pipes).
-pub async fn serve_io<B, R, W>(
+/// A JSON-RPC error line (id `null`: the request could not be read far enough to know its id).
+fn error_line(code: i64, message: &str) -> Vec<u8> {
+    let mut v = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
+        .to_string()
+        .into_bytes();
+    v.push(b'\n');
+    v
+}
+
+/// Serves `backend` over newline-delimited JSON-RPC on any byte streams (stdio, pipes, tests). Lines are
+/// checked before the MCP layer sees them: a line that is not JSON gets a parse error (-32700), a line longer
+/// than `max_line` gets an invalid-request error (-32600) and is skipped, so hostile input is answered, never
+/// fatal.
+pub async fn serve_lines<B, R, W>(
     backend: Arc<B>,
     name: &str,
     encode: bool,
-    io: (R, W),
+    input: R,
+    mut output: W,
+    max_line: usize,
 ) -> Result<(), McpFrontError>
 where
     B: Backend,
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (server_in, mut feed) = tokio::io::duplex(1 << 16);
+    let (drain, server_out) = tokio::io::duplex(1 << 16);
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
+    // The server's replies, line by line, to the one writer.
+    let replies = {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(drain);
+            loop {
+                let mut line = Vec::new();
+                match lines.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if tx.send(line).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        })
+    };
+    // The client's lines, checked, to the server.
+    let reader = tokio::spawn(async move {
+        let mut input = tokio::io::BufReader::new(input);
+        loop {
+            let mut line = Vec::new();
+            let mut too_long = false;
+            // Read one line, keeping at most `max_line` bytes of it.
+            loop {
+                let buf = match input.fill_buf().await {
+                    Ok(b) => b,
+                    Err(_) => return,
+                };
+                if buf.is_empty() {
+                    if line.is_empty() && !too_long {
+                        return;
+                    }
+                    break;
+                }
+                let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+                    Some(i) => (&buf[..=i], true),
+                    None => (buf, false),
+                };
+                let n = chunk.len();
+                if !too_long {
+                    if line.len() + n > max_line {
+                        too_long = true;
+                        line.clear();
+                    } else {
+                        line.extend_from_slice(chunk);
+                    }
+                }
+                input.consume(n);
+                if done {
+                    break;
+                }
+            }
+            if too_long {
+                if tx
+                    .send(error_line(-32600, "message too large"))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                continue;
+            }
+            let text = String::from_utf8_lossy(&line);
+            if text.trim().is_empty() {
+                continue;
+            }
+            if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_err() {
+                if tx.send(error_line(-32700, "parse error")).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            if feed.write_all(&line).await.is_err() {
+                return;
+            }
+            if !line.ends_with(b"\n") && feed.write_all(b"\n").await.is_err() {
+                return;
+            }
+        }
+    });
+    let writer = tokio::spawn(async move {
+        while let Some(line) = rx.recv().await {
+            if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    // The pumps run already: the session's start reads the client's `initialize` through them.
     let running = McpServer::new(backend, name, encode)
-        .serve(io)
-        .await
-        .map_err(|e| McpFrontError::Protocol(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| McpFrontError::Protocol(e.to_string()))?;
-    Ok(())
+        .serve((server_in, server_out))
+        .await;
+    let result = match running {
+        Ok(r) => {
+            // The client closed its side: the reader ends, the server reads the end of its input, answers
+            // what it has and stops.
+            let _ = reader.await;
+            let _ = r.waiting().await;
+            Ok(())
+        }
+        Err(e) => {
+            reader.abort();
+            Err(McpFrontError::Protocol(e.to_string()))
+        }
+    };
+    let _ = replies.await;
+    let _ = writer.await;
+    result
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::prelude::*;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    /// Echoes its arguments.
+    struct Echo;
+
+    impl Backend for Echo {
+        fn tools(&self) -> Vec<ToolInfo> {
+            vec![ToolInfo {
+                name: "test.echo".into(),
+                description: "echo".into(),
+                input_schema: serde_json::json!({"type": "object"}),
+            }]
+        }
+
+        fn call(&self, _tool: String, args: Value) -> CallFuture<'_> {
+            Box::pin(std::future::ready(ToolOutput::new(args, false)))
+        }
+    }
+
+    const INIT: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    const PING: &str = r#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#;
+
+    /// Feeds `input` to a server, then closes; returns every line it wrote.
+    fn exchange(input: Vec<u8>, max_line: usize) -> Vec<String> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        rt.block_on(async move {
+            let (client_in, server_in) = tokio::io::duplex(1 << 16);
+            let (server_out, client_out) = tokio::io::duplex(1 << 16);
+            let server = tokio::spawn(serve_lines(
+                Arc::new(Echo),
+                "t",
+                true,
+                server_in,
+                server_out,
+                max_line,
+            ));
+            let writer = tokio::spawn(async move {
+                let mut w = client_in;
+                let _ = w.write_all(&input).await;
+                let _ = w.shutdown().await;
+            });
+            let mut lines = tokio::io::BufReader::new(client_out).lines();
+            let mut out = Vec::new();
+            while let Ok(Some(l)) = lines.next_line().await {
+                out.push(l);
+            }
+            let _ = writer.await;
+            assert!(server.await.is_ok(), "the server task panicked");
+            out
+        })
+    }
+
+    fn session(junk: &[u8]) -> Vec<u8> {
+        let mut input = format!("{INIT}\n{INITIALIZED}\n").into_bytes();
+        input.extend_from_slice(junk);
+        input.extend_from_slice(format!("\n{PING}\n").as_bytes());
+        input
+    }
+
+    fn answered_last(out: &[String]) -> bool {
+        out.iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .any(|v| v["id"] == "last" && v.get("result").is_some())
+    }
+
+    #[test]
+    fn unparseable_and_oversized_lines_get_errors_and_the_session_goes_on() {
+        let big = "x".repeat(300);
+        let junk = format!(
+            "{{garbage\n{big}\n[1,2]\n{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{{\"name\":5}}}}\n"
+        );
+        let out = exchange(session(junk.as_bytes()), 256);
+        let codes: Vec<i64> = out
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|v| v["error"]["code"].as_i64())
+            .collect();
+        assert!(codes.contains(&-32700), "{out:?}");
+        assert!(
+            codes.contains(&-32600),
+            "the 300-byte line is too large: {out:?}"
+        );
+        assert!(codes.len() >= 4, "every bad message answered: {out:?}");
+        assert!(answered_last(&out), "{out:?}");
+    }
+
+    #[test]
+    fn a_tool_call_round_trips_through_the_line_pump() {
+        let call = r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"test__echo","arguments":{"a":[1,"<x>"]}}}"#;
+        let out = exchange(session(call.as_bytes()), MAX_LINE);
+        let reply = out
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["id"] == "c")
+            .unwrap_or_else(|| panic!("{out:?}"));
+        assert_eq!(
+            reply["result"]["structuredContent"]["a"][1], "<x>",
+            "{reply}"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Arbitrary bytes between a valid start and a final ping: every line the server writes is JSON-RPC,
+        /// and the ping is still answered.
+        #[test]
+        fn hostile_bytes_never_stop_the_server(junk in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let out = exchange(session(&junk), 4096);
+            for l in &out {
+                let v: Value = serde_json::from_str(l).unwrap_or(Value::Null);
+                prop_assert_eq!(&v["jsonrpc"], "2.0", "{}", l);
+            }
+            prop_assert!(answered_last(&out), "{:?}", out);
+        }
+
+        /// Structurally plausible but wrong JSON-RPC messages.
+        #[test]
+        fn malformed_requests_get_protocol_errors(
+            method in prop::sample::select(vec!["tools/call", "tools/list", "initialize", "nope", "", "ping"]),
+            params in prop::sample::select(vec!["null", "5", "\"x\"", "[]", "{\"name\":null}", "{\"name\":\"test__echo\",\"arguments\":7}", "{\"name\":\"missing\"}"]),
+            id in prop::sample::select(vec!["1", "\"a\"", "null", "1.5", "[1]", "{}"]),
+        ) {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
+            let out = exchange(session(line.as_bytes()), MAX_LINE);
+            prop_assert!(answered_last(&out), "{} -> {:?}", line, out);
+        }
+    }
 
     #[test]
     fn wire_names_round_trip() {
