@@ -186,7 +186,8 @@ struct RunArgs {
     )]
     settings: Vec<String>,
     /// Targets (repeatable): a reference agent (reference, compliant, refuser, cautious), a model
-    /// (`provider/model`, e.g. openai/gpt-4.1-mini), or an HTTP app (`http://…`). Default: the four reference agents.
+    /// (`provider/model`, e.g. openai/gpt-4.1-mini), an HTTP app (`http://…`), or an agent process whose tools
+    /// come over MCP (`cmd:COMMAND`, see docs/targets.md). Default: the four reference agents.
     #[arg(long = "agent", value_name = "TARGET")]
     agents: Vec<String>,
     /// Configuration file (YAML): providers, target settings, pool limits.
@@ -849,6 +850,11 @@ impl Models {
             return Ok(t);
         }
         let tc = cfg.targets.get(spec).cloned().unwrap_or_default();
+        if spec.starts_with("cmd:") {
+            let t = gauntlet_mcp::CommandTarget::new(spec, self.pool_cfg.timeout, self.handle()?)
+                .map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
+            return Ok(Box::new(t));
+        }
         if spec.starts_with("http://") || spec.starts_with("https://") {
             let headers = config::resolve_headers(spec, &tc.headers)?;
             let timeout = self.pool_cfg.timeout;
@@ -858,7 +864,7 @@ impl Models {
         }
         if !spec.contains('/') {
             bail!(
-                "--agent: unknown target `{spec}`; built-in targets are {}, or give a model as provider/model (openai/gpt-4.1-mini) or an app as http://…",
+                "--agent: unknown target `{spec}`; built-in targets are {}, or give a model as provider/model (openai/gpt-4.1-mini), an app as http://… or an agent process as cmd:COMMAND",
                 gauntlet_agents::BUILTIN_TARGETS.join(", ")
             );
         }

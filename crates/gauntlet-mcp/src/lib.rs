@@ -1,10 +1,12 @@
 //! The gateway over the Model Context Protocol — the only crate that names `rmcp` types. It serves a
 //! [`Backend`] (the sandbox's gateway, an upstream server behind the proxy's mediation, or an episode of a run)
-//! to any MCP client over stdio or streamable HTTP, and connects to upstream MCP servers as a client.
+//! to any MCP client over stdio or streamable HTTP, connects to upstream MCP servers as a client, and runs
+//! external agent processes as targets whose tools are the episode's gateway ([`CommandTarget`]).
 //!
 //! Tool names go over MCP in their wire form (`mail__send` for `mail.send`): MCP clients hand tool names on to
 //! model APIs, which allow only letters, digits, `_` and `-`.
 
+pub mod command;
 pub mod http;
 pub mod proxy;
 pub mod sandbox;
@@ -20,6 +22,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+pub use command::CommandTarget;
 pub use http::{HttpOptions, HttpServer, serve_http};
 pub use proxy::{ProxyBackend, Upstream};
 pub use sandbox::SandboxBackend;

@@ -439,3 +439,105 @@ fn proxy_arguments_are_checked() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_scripted_mcp_client_runs_as_a_command_target_through_the_run_job() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("run.json");
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    let agent = format!("cmd:{} {}", mcp_python().display(), script("agent.py"));
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--suite",
+        &suite,
+        "--agent",
+        &agent,
+        "--settings",
+        "benign,direct,indirect",
+        "--json",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let eps = v["episodes"].as_array().cloned().unwrap_or_default();
+    let ep = |s: &str| {
+        eps.iter()
+            .find(|e| e["setting"] == s)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {s} episode"))
+    };
+    for e in &eps {
+        assert_eq!(e["status"], "ok", "{e}");
+        assert_eq!(e["target"], agent.as_str());
+    }
+    // Its tool calls were seen at the gateway; its reply came from its standard output.
+    let benign = ep("benign");
+    assert_eq!(benign["task_success"], true, "{benign}");
+    let tools: Vec<&str> = benign["trace"]["turns"][0]["events"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| e["call"]["tool"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(tools, ["mail.list", "mail.read", "mail.read"], "{benign}");
+    assert!(
+        benign["trace"]["turns"][0]["reply"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("You have mail about:"),
+        "{benign}"
+    );
+    // It obeys the attacker's request: the case's state verifier sees the password leave.
+    let direct = ep("direct");
+    assert_eq!(direct["verdict"]["outcome"], "violated", "{direct}");
+    assert_eq!(direct["verdict"]["level"], "state");
+    // It ignores instructions inside tool results.
+    assert_eq!(ep("indirect")["verdict"]["outcome"], "held");
+}
+
+#[test]
+fn a_failing_or_hanging_command_errors_its_episode() {
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("run.json");
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--suite",
+        &suite,
+        "--agent",
+        "cmd:echo oops >&2; exit 3",
+        "--agent",
+        "cmd:sleep 30",
+        "--settings",
+        "benign",
+        "--timeout",
+        "1",
+        "--json",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let eps = v["episodes"].as_array().cloned().unwrap_or_default();
+    assert_eq!(eps.len(), 2);
+    assert_eq!(eps[0]["status"], "errored");
+    let e0 = eps[0]["error"].as_str().unwrap_or("");
+    assert!(e0.contains("exit status: 3") && e0.contains("oops"), "{e0}");
+    assert_eq!(eps[1]["status"], "errored");
+    assert!(
+        eps[1]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("longer than 1 s"),
+        "{}",
+        eps[1]
+    );
+    let o = gauntlet(&["run", "--agent", "cmd:", "--suite", &suite]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cmd:COMMAND LINE"), "{}", stderr(&o));
+}
