@@ -87,7 +87,9 @@ pub struct ProxyArgs {
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
+    // One thread: a call hops between several tasks (transport, session, handler, upstream client), and
+    // hops on one thread cost no cross-thread wake-ups; the gateway mediates one call at a time anyway.
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")

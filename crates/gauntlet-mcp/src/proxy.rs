@@ -189,16 +189,20 @@ impl ProxyBackend {
     }
 
     async fn mediate(&self, tool: String, args: Value) -> ToolOutput {
-        let (seq, history) = match self.state.lock() {
-            Ok(s) => (s.log.len() as u64 + 1, s.log.clone()),
-            Err(_) => (0, Vec::new()),
-        };
+        // The call's id is final once it is logged (see below).
         let call = ToolCall {
-            id: format!("call-{seq}"),
+            id: String::new(),
             tool,
             args,
         };
-        let decision = match self.policy.decide(&call, &history) {
+        // The defense decides with the log so far in view (under the lock: no copy of the history per call).
+        let decision = match self.state.lock() {
+            Ok(s) => self.policy.decide(&call, &s.log),
+            Err(_) => Ok(Decision::Deny {
+                reason: "the proxy failed earlier (poisoned lock)".into(),
+            }),
+        };
+        let decision = match decision {
             Ok(d) => d,
             Err(e) => Decision::Deny {
                 reason: format!("defense failed: {e}"),
@@ -239,8 +243,8 @@ impl ProxyBackend {
                 }
             }
         };
-        let event = GatewayEvent {
-            seq,
+        let mut event = GatewayEvent {
+            seq: 0,
             turn: 1,
             tier: self.harm.tier(None, &call.tool, &call.args),
             call,
@@ -252,20 +256,23 @@ impl ProxyBackend {
             // A proxy's events happen in real time, not on a world's logical clock.
             at: gauntlet_core::utc::now_rfc3339(),
         };
-        if let Ok(mut w) = self.log.lock()
-            && let Some(w) = w.as_mut()
-        {
-            // A log that cannot be written must not stop the proxy; the event is still kept in memory.
-            let _ = serde_json::to_writer(&mut *w, &event)
-                .map_err(std::io::Error::from)
-                .and_then(|_| w.write_all(b"\n"))
-                .and_then(|_| w.flush());
-        }
         let mut out = ToolOutput::new(event.observed.clone(), event.error.is_some());
         out.upstream = untouched;
         if let Ok(mut s) = self.state.lock() {
+            // Numbered as they complete (concurrent calls may finish out of order), and written in that order.
+            event.seq = s.log.len() as u64 + 1;
+            event.call.id = format!("call-{}", event.seq);
             if !event.decision.allowed() {
                 s.denied += 1;
+            }
+            if let Ok(mut w) = self.log.lock()
+                && let Some(w) = w.as_mut()
+            {
+                // A log that cannot be written must not stop the proxy; the event is still kept in memory.
+                let _ = serde_json::to_writer(&mut *w, &event)
+                    .map_err(std::io::Error::from)
+                    .and_then(|_| w.write_all(b"\n"))
+                    .and_then(|_| w.flush());
             }
             s.log.push(event);
         }
