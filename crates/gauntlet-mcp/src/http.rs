@@ -172,3 +172,92 @@ pub async fn serve_http<B: Backend>(
         task,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CallFuture, ToolInfo, ToolOutput};
+    use std::io::{Read, Write};
+
+    struct Nothing;
+
+    impl Backend for Nothing {
+        fn tools(&self) -> Vec<ToolInfo> {
+            Vec::new()
+        }
+        fn call(&self, _tool: String, _args: serde_json::Value) -> CallFuture<'_> {
+            Box::pin(std::future::ready(ToolOutput::new(
+                serde_json::Value::Null,
+                false,
+            )))
+        }
+    }
+
+    /// Sends one raw HTTP/1.1 POST to `/mcp`; returns the status code.
+    fn post(addr: SocketAddr, auth: Option<&str>, body: &str) -> u16 {
+        let mut s = std::net::TcpStream::connect(addr).unwrap_or_else(|e| panic!("{e}"));
+        let auth = auth.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        let req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = s.write_all(req.as_bytes());
+        let mut resp = String::new();
+        let _ = s.read_to_string(&mut resp);
+        resp.split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0)
+    }
+
+    fn start(opts: HttpOptions) -> (tokio::runtime::Runtime, HttpServer) {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let server = rt
+            .block_on(serve_http(Arc::new(Nothing), "t", true, opts))
+            .unwrap_or_else(|e| panic!("{e}"));
+        (rt, server)
+    }
+
+    const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+    #[test]
+    fn the_token_the_size_limit_and_the_rate_limit_hold() {
+        let (_rt, server) = start(HttpOptions {
+            token: Some("tok".into()),
+            max_body: 2048,
+            rate_per_sec: 5,
+            ..HttpOptions::default()
+        });
+        let a = server.addr;
+        assert_eq!(post(a, None, INIT), 401, "no token");
+        assert_eq!(post(a, Some("wrong"), INIT), 401, "wrong token");
+        assert_eq!(post(a, Some("tok"), INIT), 200);
+        let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(4096));
+        assert_eq!(post(a, Some("tok"), &big), 413, "body over --max-body");
+        // The burst is 5 a second: well within a second, some of 12 requests must be refused.
+        let codes: Vec<u16> = (0..12).map(|_| post(a, Some("tok"), INIT)).collect();
+        assert!(codes.contains(&429), "{codes:?}");
+    }
+
+    #[test]
+    fn a_non_loopback_address_needs_a_token() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = rt.block_on(serve_http(
+            Arc::new(Nothing),
+            "t",
+            true,
+            HttpOptions {
+                bind: SocketAddr::from(([0, 0, 0, 0], 0)),
+                ..HttpOptions::default()
+            },
+        ));
+        assert!(matches!(r, Err(McpFrontError::Config(_))));
+    }
+}
