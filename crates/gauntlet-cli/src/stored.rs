@@ -369,31 +369,24 @@ fn report(
                 ),
             };
             let framework = info.args.get("framework").and_then(|f| f.as_str());
-            let mut cases: Vec<gauntlet_redteam::RtCase> = Vec::new();
-            let mut raw: Vec<String> = Vec::new();
-            let keep_raw = matches!(format, Format::Json | Format::Jsonl);
-            let parse = matches!(format, Format::Html | Format::Junit);
-            st.for_each_item(&info.id, |idx, s| {
-                if keep_raw {
-                    raw.push(s.to_string());
-                } else if parse {
-                    cases.push(serde_json::from_str(s).map_err(|e| {
-                        gauntlet_store::StoreError::Corrupt {
-                            path: st.path().to_path_buf(),
-                            run: info.id.clone(),
-                            index: idx,
-                            source: e,
-                        }
-                    })?);
+            // Cases stream from the store one at a time (memory stays flat); a read or parse error is kept and
+            // reported once the renderer is done.
+            let mut failure: Option<anyhow::Error> = None;
+            let mut items = gauntlet_store::stream_items(st.path(), &info.id);
+            let mut raw = std::iter::from_fn(|| match items.next()? {
+                Ok((_, json)) => Some(json),
+                Err(e) => {
+                    failure.get_or_insert(e.into());
+                    None
                 }
-                Ok(())
-            })?;
+            });
+            let mut parse_error: Option<serde_json::Error> = None;
             match format {
                 Format::Table => print_redteam(out, &head, framework, &report)?,
                 Format::Json => {
                     let h = head.to_string();
                     write!(out, "{},\"cases\":[", h.strip_suffix('}').unwrap_or(&h))?;
-                    for (i, c) in raw.iter().enumerate() {
+                    for (i, c) in raw.by_ref().enumerate() {
                         out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
                         out.write_all(c.as_bytes())?;
                     }
@@ -402,7 +395,7 @@ fn report(
                     writeln!(out, "}}")?;
                 }
                 Format::Jsonl => {
-                    for c in &raw {
+                    for c in raw.by_ref() {
                         out.write_all(c.as_bytes())?;
                         out.write_all(b"\n")?;
                     }
@@ -411,21 +404,49 @@ fn report(
                     gauntlet_report::markdown::redteam_markdown(&info.id, &report).as_bytes(),
                 )?,
                 Format::Junit => {
-                    let mut values = cases.iter().filter_map(|c| serde_json::to_value(c).ok());
+                    let mut values = raw.by_ref().map_while(|c| {
+                        match serde_json::from_str::<serde_json::Value>(&c) {
+                            Ok(v) => Some(v),
+                            Err(e) => {
+                                parse_error = Some(e);
+                                None
+                            }
+                        }
+                    });
                     out.write_all(
                         gauntlet_report::junit::redteam_junit(&info.id, &mut values).as_bytes(),
                     )?
                 }
-                Format::Html => out.write_all(
-                    gauntlet_report::html::redteam_html(
+                Format::Html => {
+                    let mut cases = raw.by_ref().map_while(|c| {
+                        match serde_json::from_str::<gauntlet_redteam::RtCase>(&c) {
+                            Ok(c) => Some(c),
+                            Err(e) => {
+                                parse_error = Some(e);
+                                None
+                            }
+                        }
+                    });
+                    let html = gauntlet_report::html::redteam_html(
                         &info.id,
                         &format!("Red team {}", info.id),
                         &report,
-                        &mut cases.into_iter(),
+                        &mut cases,
                         &gauntlet_report::html::HtmlOptions { max_detail },
-                    )
-                    .as_bytes(),
-                )?,
+                    );
+                    drop(cases);
+                    // A report missing cases is not written at all.
+                    if parse_error.is_none() {
+                        out.write_all(html.as_bytes())?
+                    }
+                }
+            }
+            drop(raw);
+            if let Some(e) = parse_error {
+                bail!("run {}: a stored case cannot be read: {e}", info.id);
+            }
+            if let Some(e) = failure {
+                return Err(e);
             }
             Ok(gate_exit(
                 &gates,

@@ -580,7 +580,26 @@ impl Store {
 
 /// Reads a run's episodes in index order on a thread of its own (with its own connection), handing them over
 /// through a small bounded channel: memory stays flat however large the run, and parsing overlaps rendering.
-pub fn stream_episodes(path: &Path, run_id: &str) -> EpisodeStream {
+pub fn stream_episodes(path: &Path, run_id: &str) -> Stream<EpisodeRecord> {
+    stream(path, run_id, |store, id, send| {
+        store.for_each_episode(id, |r| send(r))
+    })
+}
+
+/// Reads a run's items (red-team cases, privilege scores) as `(index, JSON)` in index order, as
+/// [`stream_episodes`] does.
+pub fn stream_items(path: &Path, run_id: &str) -> Stream<(i64, String)> {
+    stream(path, run_id, |store, id, send| {
+        store.for_each_item(id, |i, raw| send((i, raw.to_string())))
+    })
+}
+
+/// The reading thread behind the streams: `read` walks the run and hands each result to `send`.
+fn stream<T: Send + 'static>(
+    path: &Path,
+    run_id: &str,
+    read: impl FnOnce(&Store, &str, &mut dyn FnMut(T) -> Result<()>) -> Result<()> + Send + 'static,
+) -> Stream<T> {
     let (tx, rx) = std::sync::mpsc::sync_channel(256);
     let path = path.to_path_buf();
     let id = run_id.to_string();
@@ -592,9 +611,9 @@ pub fn stream_episodes(path: &Path, run_id: &str) -> EpisodeStream {
                 return;
             }
         };
-        let r = store.for_each_episode(&id, |r| {
+        let r = read(&store, &id, &mut |v| {
             // The reader went away: stop quietly.
-            tx.send(Ok(r))
+            tx.send(Ok(v))
                 .map_err(|_| StoreError::NoSuchRun(String::new()))
         });
         if let Err(e) = r
@@ -603,20 +622,23 @@ pub fn stream_episodes(path: &Path, run_id: &str) -> EpisodeStream {
             let _ = tx.send(Err(e));
         }
     });
-    EpisodeStream {
+    Stream {
         rx,
         _handle: handle,
     }
 }
 
-/// Episodes of a stored run, in index order (see [`stream_episodes`]).
-pub struct EpisodeStream {
-    rx: std::sync::mpsc::Receiver<Result<EpisodeRecord>>,
+/// Results of a stored run, in index order (see [`stream_episodes`], [`stream_items`]).
+pub struct Stream<T> {
+    rx: std::sync::mpsc::Receiver<Result<T>>,
     _handle: std::thread::JoinHandle<()>,
 }
 
-impl Iterator for EpisodeStream {
-    type Item = Result<EpisodeRecord>;
+/// The episodes of a stored run.
+pub type EpisodeStream = Stream<EpisodeRecord>;
+
+impl<T> Iterator for Stream<T> {
+    type Item = Result<T>;
 
     fn next(&mut self) -> Option<Self::Item> {
         self.rx.recv().ok()
