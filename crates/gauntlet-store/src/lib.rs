@@ -582,7 +582,7 @@ impl Store {
 /// through a small bounded channel: memory stays flat however large the run, and parsing overlaps rendering.
 pub fn stream_episodes(path: &Path, run_id: &str) -> Stream<EpisodeRecord> {
     stream(path, run_id, |store, id, send| {
-        store.for_each_episode(id, |r| send(r))
+        store.for_each_episode(id, send)
     })
 }
 
