@@ -434,14 +434,12 @@ fn report(
                         &mut cases,
                         &gauntlet_report::html::HtmlOptions { max_detail },
                     );
-                    drop(cases);
                     // A report missing cases is not written at all.
                     if parse_error.is_none() {
                         out.write_all(html.as_bytes())?
                     }
                 }
             }
-            drop(raw);
             if let Some(e) = parse_error {
                 bail!("run {}: a stored case cannot be read: {e}", info.id);
             }
