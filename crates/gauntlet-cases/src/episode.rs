@@ -399,3 +399,42 @@ pub fn rejudge(pc: &PreparedCase, record: &mut EpisodeRecord) -> bool {
     record.task_success_error = success_error;
     changed
 }
+
+impl PreparedCase {
+    /// The record of an episode driven from outside (an MCP client of `gauntlet gateway serve`): the gateway's
+    /// whole log as one turn, the client's replies if known, and the case's verdict on the final state.
+    pub fn external_record(
+        &self,
+        setting: Setting,
+        target: &str,
+        gateway: &Gateway,
+        replies: &[String],
+    ) -> EpisodeRecord {
+        let (verdict, task_success) = self.judge(gateway, replies);
+        EpisodeRecord {
+            index: 0,
+            case: self.case.id.clone(),
+            setting,
+            target: target.to_string(),
+            rep: 0,
+            status: "ok".into(),
+            error: None,
+            verdict,
+            task_success,
+            task_success_error: None,
+            stop: Stop::ControllerDone,
+            decisions: Vec::new(),
+            trace: Trace {
+                turns: vec![Turn {
+                    index: 1,
+                    user: String::new(),
+                    events: gateway.events().to_vec(),
+                    reply: replies.last().cloned().unwrap_or_default(),
+                }],
+            },
+            tokens: 0,
+            controller_tokens: 0,
+            final_state: gateway.world().state_of(self.world_services.as_deref()),
+        }
+    }
+}

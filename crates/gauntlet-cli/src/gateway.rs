@@ -1,6 +1,6 @@
 //! `gauntlet gateway serve|proxy`: the tool gateway over MCP.
 
-use crate::load_valid;
+use crate::{StoreArgs, load_valid, open_store};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use gauntlet_cases::PreparedCase;
@@ -63,6 +63,9 @@ pub struct ServeArgs {
     defense: String,
     #[command(flatten)]
     listen: ListenArgs,
+    /// When the session ends it is recorded as a one-episode run (`gauntlet report RUN_ID`).
+    #[command(flatten)]
+    store: StoreArgs,
 }
 
 /// `gauntlet gateway proxy`
@@ -181,10 +184,22 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
     serve(&rt, backend.clone(), "gauntlet-sandbox", true, &a.listen)?;
     // The case's verdict on what the clients did (the gateway never sees their replies: the response level
     // reads an empty reply).
-    if let Some((calls, verdict, success)) = backend.with_gateway(|gw| {
-        let (v, s) = pc.judge(gw, &[]);
-        (gw.events().len(), v, s)
-    }) {
+    let target = "mcp-client";
+    let Some(record) = backend.with_gateway(|gw| pc.external_record(setting, target, gw, &[]))
+    else {
+        bail!("the gateway failed during the session");
+    };
+    let (calls, verdict, success) = (
+        record
+            .trace
+            .turns
+            .iter()
+            .map(|t| t.events.len())
+            .sum::<usize>(),
+        record.verdict.clone(),
+        record.task_success,
+    );
+    {
         eprintln!(
             "gauntlet gateway: {calls} calls; case {}: {:?}{}; task {}",
             pc.case.id,
@@ -198,6 +213,44 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
                 Some(false) => "not done",
                 None => "not checked",
             }
+        );
+    }
+    if let Some(st) = open_store(&a.store)? {
+        // Recorded as a run of one episode, so every report renders it (the HTML drill-down shows each call).
+        let config = gauntlet_cases::RunConfig {
+            settings: vec![setting],
+            repeat: 1,
+            concurrency: 1,
+            seed: 0,
+            max_turns: 1,
+        };
+        let header = gauntlet_report::json::RunHeader::new(
+            &config,
+            &[target.to_string()],
+            defense.name(),
+            std::slice::from_ref(&pc.case.id),
+        );
+        let args = serde_json::json!({
+            "gateway": "serve", "suites": a.suites, "case": a.case, "setting": a.setting, "defense": a.defense,
+        });
+        let id = st.create_run(
+            gauntlet_store::RunKind::Gateway,
+            &args,
+            &serde_json::to_value(&header)?,
+            1,
+        )?;
+        let cases = [pc];
+        let mut sum = gauntlet_cases::run::Summarizer::new(&cases, vec![target.into()], &config);
+        sum.add(&record);
+        {
+            let mut w = st.writer(&id);
+            w.episode(&record)?;
+            w.commit()?;
+        }
+        st.finish_run(&id, "complete", Some(&serde_json::to_value(sum.finish())?))?;
+        eprintln!(
+            "gauntlet gateway: session recorded as run {id} in {} (gauntlet report {id} --format html)",
+            a.store.path.display()
         );
     }
     Ok(ExitCode::SUCCESS)

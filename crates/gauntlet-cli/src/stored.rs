@@ -1,7 +1,7 @@
 //! Commands over the run store: `runs list|show|delete`, `report`, `replay`.
 
 use crate::{
-    RunArgs, StoreArgs, gate_exit, load_valid, parse_gates, print_redteam, print_run, strip_stored,
+    StoreArgs, gate_exit, load_valid, parse_gates, print_redteam, print_run, strip_stored,
 };
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
@@ -202,9 +202,10 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
 
 /// The cases a stored run was planned with, in its order, loaded from its own suites.
 fn stored_cases(info: &RunInfo, header: &RunHeader) -> Result<Vec<PreparedCase>> {
-    let args: RunArgs = serde_json::from_value(info.args.clone())
-        .with_context(|| format!("the stored arguments of run {}", info.id))?;
-    let loaded = load_valid(&args.suites)?;
+    // Every job that plans episodes stores its `suites` (a run's, a replay's, a gateway session's).
+    let suites: Vec<PathBuf> = serde_json::from_value(info.args["suites"].clone())
+        .with_context(|| format!("the stored suites of run {}", info.id))?;
+    let loaded = load_valid(&suites)?;
     let mut by_id: std::collections::HashMap<String, gauntlet_cases::Case> = loaded
         .cases
         .into_iter()
@@ -218,10 +219,10 @@ fn stored_cases(info: &RunInfo, header: &RunHeader) -> Result<Vec<PreparedCase>>
                 format!(
                     "run {}: case `{id}` is no longer in its suites ({})",
                     info.id,
-                    if args.suites.is_empty() {
+                    if suites.is_empty() {
                         "the built-in suite".to_string()
                     } else {
-                        args.suites
+                        suites
                             .iter()
                             .map(|p| p.display().to_string())
                             .collect::<Vec<_>>()
@@ -285,7 +286,7 @@ fn report(
     fail_on: &[String],
 ) -> Result<ExitCode> {
     match info.kind.as_str() {
-        "run" | "replay" => {
+        "run" | "replay" | "gateway" => {
             let gates = parse_gates(fail_on, gauntlet_report::gate::RUN_METRICS)?;
             let header: RunHeader = serde_json::from_value(info.header.clone())
                 .with_context(|| format!("the stored header of run {}", info.id))?;

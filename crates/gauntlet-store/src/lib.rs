@@ -174,6 +174,8 @@ pub enum RunKind {
     Replay,
     /// `gauntlet replay` of a red-team run.
     RedteamReplay,
+    /// A `gauntlet gateway serve` session, as a run of one episode.
+    Gateway,
 }
 
 impl RunKind {
@@ -185,6 +187,7 @@ impl RunKind {
             RunKind::Privilege => "privilege",
             RunKind::Replay => "replay",
             RunKind::RedteamReplay => "redteam-replay",
+            RunKind::Gateway => "gateway",
         }
     }
 }
