@@ -293,11 +293,7 @@ fn a_run_killed_at_twenty_points_and_resumed_equals_an_uninterrupted_one() {
         kills += 1;
     }
     let id = id.unwrap_or_else(|| panic!("no run was recorded"));
-    let show = stdout(&gauntlet(&["runs", "show", &id, "--store", &store]));
-    assert!(
-        show.contains("running"),
-        "killed, so still marked running: {show}"
-    );
+    // (A kill can land just after the last episode was stored: resuming a finished run runs nothing.)
     let o = gauntlet(&["run", "-q", "--resume", &id, "--store", &store]);
     assert!(o.status.success(), "{}", stderr(&o));
 
