@@ -28,7 +28,7 @@ echo "machine: $(nproc) cores; date: $(date -u +%F); setting: $setting"
 start_mock 100
 for c in 16 64 256; do
   reps=$(( c * 20 ))
-  out=$( { /usr/bin/time -f "%e %U %S" "$bin" run --suite "$suite" --agent mock/literal --settings "$setting" --config "$cfg" \
+  out=$( { /usr/bin/time -f "%e %U %S" "$bin" run --no-store --suite "$suite" --agent mock/literal --settings "$setting" --config "$cfg" \
       --repeat "$reps" --concurrency "$c" --model-concurrency "$c" 2>&1 >/dev/null; } 2>&1 )
   read -r wall user sys <<<"$(echo "$out" | tail -1)"
   requests=$(echo "$out" | sed -nE 's/^model mock\/literal \[target\]: ([0-9]+) requests.*/\1/p')
@@ -40,7 +40,7 @@ done
 
 start_mock 0
 reps=4000
-out=$( { /usr/bin/time -f "%e %U %S" "$bin" run --suite "$suite" --agent mock/literal --settings "$setting" --config "$cfg" \
+out=$( { /usr/bin/time -f "%e %U %S" "$bin" run --no-store --suite "$suite" --agent mock/literal --settings "$setting" --config "$cfg" \
     --repeat "$reps" --concurrency 16 --model-concurrency 16 2>&1 >/dev/null; } 2>&1 )
 read -r wall user sys <<<"$(echo "$out" | tail -1)"
 requests=$(echo "$out" | sed -nE 's/^model mock\/literal \[target\]: ([0-9]+) requests.*/\1/p')

@@ -22,7 +22,7 @@ trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 vulns=bias/race,bias/gender,bias/religion,toxicity/insults,toxicity/profanity
 run() { # latency concurrency [seeds per sub-type]
   printf 'providers:\n  mock: {base_url: "http://127.0.0.1:%s/v1"}\npool: {concurrency: %s}\n' "$port" "$2" > "$tmp/g.yaml"
-  { /usr/bin/time -f "%e %U %S" "$bin" redteam --target mock/literal --judge mock/judge --vulns "$vulns" \
+  { /usr/bin/time -f "%e %U %S" "$bin" redteam --no-store --target mock/literal --judge mock/judge --vulns "$vulns" \
       --attacks prompt-injection --attacker mock/attacker --simulator mock/simulator --seeds-per-subtype "${3:-40}" \
       --config "$tmp/g.yaml" --concurrency "$2" 2>&1 >/dev/null; } 2>&1
 }

@@ -3,13 +3,14 @@
 #   1. throughput: episodes per second and harness time per episode (wall and CPU), 2 workers;
 #   2. peak memory for ~100,000 episodes, with and without the streamed --json document.
 # Usage: bench/run.sh [REPEAT]   (default 98: 64 cases × 16 (setting, target) pairs × 98 ≈ 100,000 episodes)
-# Prints one line per measurement; copy the figures into BENCHMARKS.md with the date and machine.
+# Prints one line per measurement; copy the figures into BENCHMARKS.md with the date and machine. Runs are not
+# recorded (--no-store): this measures the harness; bench/store.sh measures the store.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat="${1:-98}"
 cargo build --release -q -p gauntlet-cli
 bin=target/release/gauntlet
-episodes=$("$bin" run -q --repeat 1 --settings benign,direct,indirect,multi | head -1 | sed -E 's/.*= ([0-9]+) episodes.*/\1/')
+episodes=$("$bin" run -q --no-store --repeat 1 --settings benign,direct,indirect,multi | head -1 | sed -E 's/.*= ([0-9]+) episodes.*/\1/')
 total=$((episodes * repeat))
 measure() { # label, then gauntlet args; three runs, the median by wall time is reported (this VM is noisy)
   local label="$1"; shift
@@ -23,11 +24,11 @@ measure() { # label, then gauntlet args; three runs, the median by wall time is 
     printf "%-28s episodes=%d wall=%.2fs episodes/s=%.0f wall/episode=%.4fms cpu/episode=%.4fms peak_rss=%.1fMB\n",
       l, n, w, n / w, 1000 * w / n, 1000 * (u + s) / n, r / 1024 }'
 }
-"$bin" run -q --repeat 10 >/dev/null   # warm-up
+"$bin" run -q --no-store --repeat 10 >/dev/null   # warm-up
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m); date: $(date -u +%F)"
-measure "run (2 workers)" run -q --repeat "$repeat" --concurrency 2
-measure "run (1 worker)" run -q --repeat "$repeat" --concurrency 1
+measure "run (2 workers)" run -q --no-store --repeat "$repeat" --concurrency 2
+measure "run (1 worker)" run -q --no-store --repeat "$repeat" --concurrency 1
 tmp=$(mktemp -d)
-measure "run --json (2 workers)" run -q --repeat "$repeat" --concurrency 2 --json "$tmp/run.json"
+measure "run --json (2 workers)" run -q --no-store --repeat "$repeat" --concurrency 2 --json "$tmp/run.json"
 echo "json size: $(du -m "$tmp/run.json" | cut -f1) MB"
 rm -rf "$tmp"
