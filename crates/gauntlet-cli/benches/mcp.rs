@@ -83,7 +83,7 @@ fn main() {
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
     rt.block_on(async {
-        let serve = format!("{} gateway serve --case {CASE}", bin());
+        let serve = format!("{} gateway serve --no-store --case {CASE}", bin());
         let direct = Upstream::command(&serve)
             .await
             .unwrap_or_else(|e| panic!("{e}"));
@@ -97,7 +97,15 @@ fn main() {
         proxied.close().await;
         report("stdio", &d, &p);
 
-        let (mut server, url) = http(&["gateway", "serve", "--case", CASE, "--rate", "100000"]);
+        let (mut server, url) = http(&[
+            "gateway",
+            "serve",
+            "--no-store",
+            "--case",
+            CASE,
+            "--rate",
+            "100000",
+        ]);
         let direct = Upstream::url(&url).await.unwrap_or_else(|e| panic!("{e}"));
         let d = measure(&direct).await;
         direct.close().await;
