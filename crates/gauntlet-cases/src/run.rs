@@ -486,66 +486,52 @@ pub fn run(
             });
         }
         drop(tx);
-        // Reorder so the sink sees episodes in index order whatever the scheduling.
-        let mut pending: BTreeMap<usize, EpisodeRecord> = BTreeMap::new();
-        let mut expected = 0usize;
+        // Reorder so the sink sees episodes in index order whatever the scheduling; episodes an earlier attempt
+        // finished are loaded from the store when their turn comes.
+        let mut order = gauntlet_core::order::InOrder::new(total, done);
         let mut info = ProgressInfo {
             total,
             ..Default::default()
         };
         let mut rx = rx.into_iter();
-        loop {
-            // The next episode in order: just run, or finished by an earlier attempt (loaded from the store).
-            let r = match pending.remove(&expected) {
-                Some(r) => r,
-                None if expected < total && is_done(expected) => {
-                    let loaded = match load.as_mut() {
-                        Some(load) => load(expected),
-                        None => Err(std::io::Error::other("no resume source")),
-                    };
-                    match loaded {
-                        Ok(r) => r,
-                        Err(e) => {
-                            if sink_result.is_ok() {
-                                sink_result = Err(e);
-                                next.store(todo.len(), Ordering::Relaxed);
-                            }
-                            break;
-                        }
-                    }
-                }
-                None => match rx.next() {
-                    Some(batch) => {
-                        for record in batch {
-                            pending.insert(record.index, record);
-                        }
-                        continue;
-                    }
-                    None => break,
-                },
-            };
-            {
-                agg.add(jobs[expected], &r);
-                if sink_result.is_ok() {
-                    sink_result = sink.episode(&r);
-                    if sink_result.is_err() {
-                        // Stop handing out work; workers finish their current chunk.
+        let mut receive = || {
+            rx.next()
+                .map(|batch| batch.into_iter().map(|r| (r.index, r)).collect())
+        };
+        let mut load_done = |i: usize| match load.as_mut() {
+            Some(load) => load(i),
+            None => Err(std::io::Error::other("no resume source")),
+        };
+        while let Some(r) = order.next(&mut receive, &mut load_done) {
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    if sink_result.is_ok() {
+                        sink_result = Err(e);
                         next.store(todo.len(), Ordering::Relaxed);
                     }
+                    break;
                 }
-                expected += 1;
-                info.done = expected;
-                info.tokens += r.tokens + r.controller_tokens;
-                if r.status != "ok" {
-                    info.errored += 1;
-                } else if r.setting.is_attack() && r.valid() {
-                    info.valid += 1;
-                    if r.verdict.outcome == Outcome::Violated {
-                        info.violated += 1;
-                    }
+            };
+            agg.add(jobs[r.index], &r);
+            if sink_result.is_ok() {
+                sink_result = sink.episode(&r);
+                if sink_result.is_err() {
+                    // Stop handing out work; workers finish their current chunk.
+                    next.store(todo.len(), Ordering::Relaxed);
                 }
-                progress(&info);
             }
+            info.done = r.index + 1;
+            info.tokens += r.tokens + r.controller_tokens;
+            if r.status != "ok" {
+                info.errored += 1;
+            } else if r.setting.is_attack() && r.valid() {
+                info.valid += 1;
+                if r.verdict.outcome == Outcome::Violated {
+                    info.violated += 1;
+                }
+            }
+            progress(&info);
         }
         // After a failure, let the workers finish their chunks (they stop taking new ones) so none blocks on
         // a full channel.

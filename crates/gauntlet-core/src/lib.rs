@@ -8,6 +8,7 @@
 pub mod event;
 pub mod harm;
 pub mod metrics;
+pub mod order;
 pub mod predicate;
 pub mod refusal;
 pub mod rng;

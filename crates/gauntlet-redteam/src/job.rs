@@ -290,46 +290,31 @@ pub fn run(
             });
         }
         drop(tx);
-        let mut pending = BTreeMap::new();
-        let mut expected = 0;
+        // In plan order: cases just run, and cases an earlier attempt finished (loaded when their turn comes).
+        let mut order = gauntlet_core::order::InOrder::new(total, done);
         let mut rx = rx.into_iter();
-        loop {
-            // The next case in order: just run, or finished by an earlier attempt.
-            let c = match pending.remove(&expected) {
-                Some(c) => c,
-                None if expected < total && is_done(expected) => {
-                    let loaded = match load.as_mut() {
-                        Some(load) => load(expected),
-                        None => Err(std::io::Error::other("no resume source")),
-                    };
-                    match loaded {
-                        Ok(c) => c,
-                        Err(e) => {
-                            if sink_result.is_ok() {
-                                sink_result = Err(e);
-                            }
-                            next.store(todo.len(), Ordering::Relaxed);
-                            break;
-                        }
+        let mut receive = || rx.next().map(|c| vec![(c.index, c)]);
+        let mut load_done = |i: usize| match load.as_mut() {
+            Some(load) => load(i),
+            None => Err(std::io::Error::other("no resume source")),
+        };
+        while let Some(c) = order.next(&mut receive, &mut load_done) {
+            let c = match c {
+                Ok(c) => c,
+                Err(e) => {
+                    if sink_result.is_ok() {
+                        sink_result = Err(e);
                     }
+                    next.store(todo.len(), Ordering::Relaxed);
+                    break;
                 }
-                None => match rx.next() {
-                    Some(c) => {
-                        pending.insert(c.index, c);
-                        continue;
-                    }
-                    None => break,
-                },
             };
-            {
-                report.add(catalogue, &c);
-                if sink_result.is_ok() {
-                    sink_result = sink(&c);
-                    if sink_result.is_err() {
-                        next.store(todo.len(), Ordering::Relaxed);
-                    }
+            report.add(catalogue, &c);
+            if sink_result.is_ok() {
+                sink_result = sink(&c);
+                if sink_result.is_err() {
+                    next.store(todo.len(), Ordering::Relaxed);
                 }
-                expected += 1;
             }
         }
         // After a failure, let the workers finish (they take no new cases) so none blocks on the channel.
