@@ -148,10 +148,10 @@ impl fmt::Display for GateResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self
             .value
-            .map_or_else(|| "cannot be computed".into(), |v| format!("{v:.4}"));
+            .map_or_else(|| "cannot be computed".into(), |v| format!("is {v:.4}"));
         write!(
             f,
-            "{} `{}` [{}]: {} is {v}",
+            "{} `{}` [{}]: {} {v}",
             if self.failed { "FAILED" } else { "passed" },
             self.gate,
             self.scope,
@@ -160,10 +160,12 @@ impl fmt::Display for GateResult {
     }
 }
 
-/// Checks every gate in every scope that has the metric.
+/// Checks every gate in every scope that has the metric. A gate whose metric no scope has (`asr.indirect` in a
+/// run without `indirect`) checked nothing, so it fails, in scope `none`.
 pub fn check(gates: &[Gate], metrics: &Metrics) -> Vec<GateResult> {
     let mut out = Vec::new();
     for g in gates {
+        let before = out.len();
         for (scope, m) in metrics {
             let Some(v) = m.get(&g.metric) else { continue };
             out.push(GateResult {
@@ -171,6 +173,14 @@ pub fn check(gates: &[Gate], metrics: &Metrics) -> Vec<GateResult> {
                 scope: scope.clone(),
                 value: *v,
                 failed: v.is_none_or(|v| g.op.holds(v, g.value)),
+            });
+        }
+        if out.len() == before {
+            out.push(GateResult {
+                gate: g.clone(),
+                scope: "none".into(),
+                value: None,
+                failed: true,
             });
         }
     }
@@ -329,5 +339,12 @@ mod tests {
             .map(|r| r.scope.as_str())
             .collect();
         assert_eq!(failed, ["b", "c"]);
+        let g = Gate::parse("asr.multi > 0.1", RUN_METRICS).unwrap_or_else(|e| panic!("{e}"));
+        let r = check(&[g], &m);
+        assert_eq!(r.len(), 1);
+        assert!(
+            r[0].failed && r[0].scope == "none",
+            "a gate that checked nothing fails"
+        );
     }
 }

@@ -77,9 +77,7 @@ impl Group {
                     "episode {} (rep {}): violated at the {} level: {}",
                     r.index,
                     r.rep,
-                    r.verdict
-                        .level
-                        .map_or_else(|| "?".into(), |l| format!("{l:?}").to_lowercase()),
+                    r.verdict.level.map_or("?", |l| l.as_str()),
                     decided.map_or("", |e| e.predicate.as_str())
                 ));
             }

@@ -106,10 +106,7 @@ pub fn run_markdown(
             continue;
         }
         listed += 1;
-        let level = r
-            .verdict
-            .level
-            .map_or_else(|| "–".into(), |l| format!("{l:?}").to_lowercase());
+        let level = r.verdict.level.map_or("–", |l| l.as_str());
         let _ = writeln!(
             violations,
             "| {} | {} | {} | {} | {} |",

@@ -204,8 +204,13 @@ fn gates_set_the_exit_code_and_bad_gates_are_named() {
     let o = with("asr.indirect > 0.5");
     assert_eq!(
         o.status.code(),
-        Some(0),
-        "no indirect episodes: the gate has nothing to check"
+        Some(3),
+        "no indirect episodes: the gate checked nothing, so it fails"
+    );
+    assert!(
+        stderr(&o).contains("FAILED `asr.indirect > 0.5` [none]: asr.indirect cannot be computed"),
+        "{}",
+        stderr(&o)
     );
     let o = with("asr >> 2");
     assert_eq!(o.status.code(), Some(2));
