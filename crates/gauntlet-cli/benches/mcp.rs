@@ -1,7 +1,8 @@
 //! `cargo bench -p gauntlet-cli --bench mcp`: latency the proxy adds per tool call, over stdio and over HTTP.
 //! The upstream is `gauntlet gateway serve` (a real MCP server process); each transport is measured called
 //! directly and through `gauntlet gateway proxy` (allow-all, no injection rules, events logged in memory), with
-//! the same client (rmcp, through `gauntlet_mcp::Upstream`) making sequential `mail__list` calls. Over HTTP the
+//! the same client (`gauntlet_mcp::Upstream`, the proxy's own: rmcp's client over stdio, the crate's streamable
+//! HTTP client over HTTP) making sequential `mail__list` calls. Over HTTP the
 //! proxy is measured reaching the upstream both over HTTP and over stdio; the direct call is over HTTP in both.
 
 use gauntlet_mcp::Upstream;

@@ -10,6 +10,7 @@ pub mod command;
 pub mod http;
 pub mod proxy;
 pub mod sandbox;
+mod upstream_http;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,

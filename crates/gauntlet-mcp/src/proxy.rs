@@ -2,6 +2,7 @@
 //! upstream, transformed by the injection rules in force and logged with both the raw (upstream) and the
 //! observed (client-side) result — the same path as the sandbox's, with the upstream in place of the world.
 
+use crate::upstream_http::HttpUpstream;
 use crate::{Backend, CallFuture, McpFrontError, ToolInfo, ToolOutput};
 use gauntlet_core::{
     Decision, Effect, EffectKind, GatewayEvent, HarmContext, InjectionApplied, ToolCall, ToolSpec,
@@ -9,16 +10,24 @@ use gauntlet_core::{
 use gauntlet_defense::{Defense, Policy, TaskContext};
 use gauntlet_gateway::InjectionRule;
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::sync::Mutex;
 
 /// A connection to an upstream MCP server.
 pub struct Upstream {
-    client: RunningService<RoleClient, ()>,
+    link: Link,
+}
+
+/// How the proxy reaches its upstream.
+enum Link {
+    /// A child process over stdio, through rmcp's client.
+    Stdio(RunningService<RoleClient, ()>),
+    /// A streamable HTTP endpoint, through our own lean client (see [`crate::upstream_http`]).
+    Http(HttpUpstream),
 }
 
 impl Upstream {
@@ -32,29 +41,53 @@ impl Upstream {
                 "upstream `{cmdline}` did not start an MCP session: {e}"
             ))
         })?;
-        Ok(Upstream { client })
+        Ok(Upstream {
+            link: Link::Stdio(client),
+        })
     }
 
     /// Connects to an upstream's streamable HTTP endpoint.
     pub async fn url(url: &str) -> Result<Upstream, McpFrontError> {
-        // reqwest is built without a default TLS provider (aws-lc costs minutes of build); ring is ours.
-        static CRYPTO: std::sync::Once = std::sync::Once::new();
-        CRYPTO.call_once(|| {
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        });
-        let transport = StreamableHttpClientTransport::from_uri(url.to_string());
-        let client = ().serve(transport).await.map_err(|e| {
+        let http = HttpUpstream::connect(url).await.map_err(|e| {
             McpFrontError::Protocol(format!("upstream {url} did not start an MCP session: {e}"))
         })?;
-        Ok(Upstream { client })
+        Ok(Upstream {
+            link: Link::Http(http),
+        })
     }
 
     /// The upstream's tools.
     pub async fn tools(&self) -> Result<Vec<ToolInfo>, McpFrontError> {
-        let tools =
-            self.client.list_all_tools().await.map_err(|e| {
+        let tools: Vec<Tool> = match &self.link {
+            Link::Stdio(client) => client.list_all_tools().await.map_err(|e| {
                 McpFrontError::Protocol(format!("listing the upstream's tools: {e}"))
-            })?;
+            })?,
+            Link::Http(http) => {
+                let mut tools = Vec::new();
+                let mut cursor: Option<String> = None;
+                loop {
+                    let params = match &cursor {
+                        Some(c) => json!({ "cursor": c }),
+                        None => json!({}),
+                    };
+                    let page: ListToolsResult = serde_json::from_value(
+                        http.request("tools/list", params).await?,
+                    )
+                    .map_err(|e| {
+                        McpFrontError::Protocol(format!(
+                            "the upstream's tool list is malformed: {e}"
+                        ))
+                    })?;
+                    tools.extend(page.tools);
+                    // A server that hands back the same cursor would loop for ever.
+                    match page.next_cursor {
+                        Some(next) if cursor.as_ref() != Some(&next) => cursor = Some(next),
+                        _ => break,
+                    }
+                }
+                tools
+            }
+        };
         Ok(tools
             .into_iter()
             .map(|t| ToolInfo {
@@ -67,21 +100,36 @@ impl Upstream {
 
     /// Calls a tool upstream: its result as the client would get it.
     pub async fn call(&self, tool: &str, args: Value) -> Result<CallToolResult, McpFrontError> {
-        let mut params = CallToolRequestParams::new(tool.to_string());
-        if let Value::Object(m) = args {
-            params = params.with_arguments(m);
+        match &self.link {
+            Link::Stdio(client) => {
+                let mut params = CallToolRequestParams::new(tool.to_string());
+                if let Value::Object(m) = args {
+                    params = params.with_arguments(m);
+                }
+                client
+                    .call_tool(params)
+                    .await
+                    .map_err(|e| McpFrontError::Protocol(format!("upstream call {tool}: {e}")))
+            }
+            Link::Http(http) => {
+                let result = http
+                    .request("tools/call", json!({"name": tool, "arguments": args}))
+                    .await?;
+                serde_json::from_value(result).map_err(|e| {
+                    McpFrontError::Protocol(format!("upstream call {tool}: malformed result: {e}"))
+                })
+            }
         }
-        let r = self
-            .client
-            .call_tool(params)
-            .await
-            .map_err(|e| McpFrontError::Protocol(format!("upstream call {tool}: {e}")))?;
-        Ok(r)
     }
 
     /// Ends the session (and the child process).
     pub async fn close(self) {
-        let _ = self.client.cancel().await;
+        match self.link {
+            Link::Stdio(client) => {
+                let _ = client.cancel().await;
+            }
+            Link::Http(http) => http.close().await,
+        }
     }
 }
 

@@ -425,6 +425,12 @@ fn a_python_server_behind_the_proxy_is_recorded_injected_and_denied() {
 
 #[test]
 fn a_python_server_over_http_behind_the_proxy() {
+    // With sessions and SSE responses, then without sessions and with plain JSON responses.
+    python_server_over_http_behind_the_proxy("--http");
+    python_server_over_http_behind_the_proxy("--http-json");
+}
+
+fn python_server_over_http_behind_the_proxy(mode: &str) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let (policy, inject) = proxy_files(dir.path());
     let log = dir.path().join("proxy.jsonl");
@@ -434,7 +440,7 @@ fn a_python_server_over_http_behind_the_proxy() {
         .map(|a| a.port())
         .unwrap_or_else(|e| panic!("{e}"));
     let mut server = Command::new(mcp_python())
-        .args([script("server.py"), "--http".into(), port.to_string()])
+        .args([script("server.py"), mode.into(), port.to_string()])
         .env("NOTES_LOG", &seen)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

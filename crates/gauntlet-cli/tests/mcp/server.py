@@ -1,7 +1,8 @@
 """An MCP server written with the official Python SDK (`mcp` on PyPI), for Gauntlet's proxy tests.
 
     server.py                  # stdio
-    server.py --http PORT      # streamable HTTP on 127.0.0.1:PORT/mcp
+    server.py --http PORT      # streamable HTTP on 127.0.0.1:PORT/mcp (sessions, SSE responses)
+    server.py --http-json PORT # the same without sessions, with plain JSON responses
 
 Tools: `read_note(id)` returns a note's text, `echo(text)` returns its input, `delete_all()` "deletes" and
 reports how many notes it removed. Every call is also appended to the file named by $NOTES_LOG, so a test
@@ -51,5 +52,13 @@ def delete_all() -> str:
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif len(sys.argv) > 2 and sys.argv[1] == "--http-json":
+        server.run(
+            "streamable-http",
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            stateless_http=True,
+            json_response=True,
+        )
     else:
         server.run("stdio")
