@@ -78,6 +78,11 @@ pub struct ProxyArgs {
     /// The upstream MCP server's streamable HTTP endpoint.
     #[arg(long, value_name = "URL")]
     upstream_url: Option<String>,
+    /// A header sent with every request to `--upstream-url`, as `'Name: value'` (repeatable). `${VAR}` in the
+    /// value is replaced by the environment variable, so a credential need not appear on the command line:
+    /// `--upstream-header 'Authorization: Bearer ${UPSTREAM_TOKEN}'`.
+    #[arg(long, value_name = "NAME: VALUE")]
+    upstream_header: Vec<String>,
     /// The defense deciding each call before it is forwarded (as for `gauntlet run`).
     #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
     defense: String,
@@ -256,6 +261,46 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Parses `'Name: value'`, replacing each `${VAR}` in the value by `env(VAR)`. Errors name the header and the
+/// variable, never the value (it is usually a credential).
+fn upstream_header(
+    spec: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> std::result::Result<(String, String), String> {
+    let Some((name, value)) = spec.split_once(':') else {
+        // Not echoed: it may be a bare credential.
+        return Err("expected 'Name: value' (no colon found)".into());
+    };
+    let name = name.trim();
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b))
+    {
+        return Err(format!("{name:?} is not a header name"));
+    }
+    let mut out = String::new();
+    let mut rest = value.trim();
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let Some(end) = rest[at..].find('}') else {
+            return Err(format!("header {name}: `${{` without a closing `}}`"));
+        };
+        let var = &rest[at + 2..at + end];
+        match env(var) {
+            Some(v) => out.push_str(&v),
+            None => {
+                return Err(format!(
+                    "header {name}: environment variable {var} is not set"
+                ));
+            }
+        }
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    Ok((name.to_string(), out))
+}
+
 fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     let defense =
         gauntlet_defense::from_spec(&a.defense).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
@@ -271,11 +316,20 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
         })?,
         None => Vec::new(),
     };
+    if !a.upstream_header.is_empty() && a.upstream_url.is_none() {
+        anyhow::bail!("--upstream-header: headers go to an HTTP upstream; give --upstream-url");
+    }
+    let headers = a
+        .upstream_header
+        .iter()
+        .map(|h| upstream_header(h, |v| std::env::var(v).ok()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("--upstream-header: {e}"))?;
     let rt = runtime()?;
     let upstream = rt.block_on(async {
         match (&a.upstream, &a.upstream_url) {
             (Some(cmd), None) => gauntlet_mcp::Upstream::command(cmd).await,
-            (None, Some(url)) => gauntlet_mcp::Upstream::url(url).await,
+            (None, Some(url)) => gauntlet_mcp::Upstream::url_with_headers(url, &headers).await,
             _ => Err(gauntlet_mcp::McpFrontError::Config(
                 "give the upstream server: --upstream 'CMD ARGS' or --upstream-url URL".into(),
             )),
@@ -295,4 +349,30 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     eprintln!("gauntlet gateway proxy: {calls} calls, {denied} denied, {injected} injected");
     rt.block_on(backend.close());
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::upstream_header;
+
+    #[test]
+    fn upstream_headers_expand_the_environment_and_name_what_is_wrong() {
+        let env = |v: &str| (v == "TOK").then(|| "s3cret".to_string());
+        assert_eq!(
+            upstream_header("Authorization: Bearer ${TOK}", env),
+            Ok(("Authorization".into(), "Bearer s3cret".into()))
+        );
+        assert_eq!(
+            upstream_header("X-Team:  a ${TOK}${TOK} b ", env),
+            Ok(("X-Team".into(), "a s3crets3cret b".into()))
+        );
+        assert_eq!(
+            upstream_header("Authorization: Bearer ${NOPE}", env),
+            Err("header Authorization: environment variable NOPE is not set".into())
+        );
+        assert!(upstream_header("Authorization Bearer x", env).is_err());
+        assert!(upstream_header("Bad Name: x", env).is_err());
+        let e = upstream_header("A: ${TOK", env).err().unwrap_or_default();
+        assert!(e.contains("closing"), "{e}");
+    }
 }

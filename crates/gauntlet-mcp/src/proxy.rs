@@ -48,7 +48,29 @@ impl Upstream {
 
     /// Connects to an upstream's streamable HTTP endpoint.
     pub async fn url(url: &str) -> Result<Upstream, McpFrontError> {
-        let http = HttpUpstream::connect(url).await.map_err(|e| {
+        Upstream::url_with_headers(url, &[]).await
+    }
+
+    /// Connects to an upstream's streamable HTTP endpoint, sending `headers` (name, value) with every request.
+    /// Values are marked sensitive: they are credentials, as a rule, and never appear in errors.
+    pub async fn url_with_headers(
+        url: &str,
+        headers: &[(String, String)],
+    ) -> Result<Upstream, McpFrontError> {
+        let mut extra = reqwest::header::HeaderMap::new();
+        for (name, value) in headers {
+            let n = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                McpFrontError::Config(format!("{name:?} is not a valid HTTP header name"))
+            })?;
+            let mut v = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                McpFrontError::Config(format!(
+                    "the value of header {name} is not a valid HTTP header value"
+                ))
+            })?;
+            v.set_sensitive(true);
+            extra.append(n, v);
+        }
+        let http = HttpUpstream::connect(url, extra).await.map_err(|e| {
             McpFrontError::Protocol(format!("upstream {url} did not start an MCP session: {e}"))
         })?;
         Ok(Upstream {

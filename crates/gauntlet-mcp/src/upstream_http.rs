@@ -34,8 +34,11 @@ pub(crate) struct HttpUpstream {
 }
 
 impl HttpUpstream {
-    /// Connects and runs the initialize handshake.
-    pub(crate) async fn connect(url: &str) -> Result<HttpUpstream, McpFrontError> {
+    /// Connects and runs the initialize handshake; `extra` headers (credentials, typically) go with every request.
+    pub(crate) async fn connect(
+        url: &str,
+        extra: HeaderMap,
+    ) -> Result<HttpUpstream, McpFrontError> {
         // reqwest is built without a default TLS provider (aws-lc costs minutes of build); ring is ours.
         static CRYPTO: std::sync::Once = std::sync::Once::new();
         CRYPTO.call_once(|| {
@@ -44,6 +47,7 @@ impl HttpUpstream {
         let client = reqwest::Client::builder()
             // Small messages, one per call: send each at once (no Nagle), as the server side does.
             .tcp_nodelay(true)
+            .default_headers(extra)
             .build()
             .map_err(|e| McpFrontError::Protocol(format!("HTTP client: {e}")))?;
         let up = HttpUpstream {
@@ -397,7 +401,7 @@ mod tests {
         ));
     }
 
-    /// A scripted streamable HTTP server: sessions `s1`, `s2`, … (one per initialize); a forgotten session gets
+    /// A scripted streamable HTTP server: 401 without `Authorization: Bearer t0k`; sessions `s1`, `s2`, … (one per initialize); a forgotten session gets
     /// 404; `tools/call` answers on an SSE stream after a ping and a notification; tool `bad` gets an error.
     #[derive(Default)]
     struct Fake {
@@ -420,6 +424,12 @@ mod tests {
             .get(SESSION)
             .and_then(|v| v.to_str().ok())
             .map(String::from);
+        if headers
+            .get(reqwest::header::AUTHORIZATION)
+            .is_none_or(|v| v.as_bytes() != b"Bearer t0k")
+        {
+            return axum::http::StatusCode::UNAUTHORIZED.into_response();
+        }
         let Ok(mut f) = st.lock() else {
             return axum::http::StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
@@ -478,7 +488,19 @@ mod tests {
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        let up = HttpUpstream::connect(&format!("http://{addr}/mcp"))
+        let url = format!("http://{addr}/mcp");
+        let e = HttpUpstream::connect(&url, HeaderMap::new())
+            .await
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("HTTP 401"), "no credentials: {e}");
+        let mut creds = HeaderMap::new();
+        creds.insert(
+            reqwest::header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer t0k"),
+        );
+        let up = HttpUpstream::connect(&url, creds)
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         let r = up

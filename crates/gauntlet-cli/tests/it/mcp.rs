@@ -501,6 +501,31 @@ fn proxy_arguments_are_checked() {
         "file:line:column: {}",
         stderr(&o)
     );
+    // Headers go to an HTTP upstream only; a variable they name must be set.
+    let o = gauntlet(&[
+        "gateway",
+        "proxy",
+        "--upstream",
+        "true",
+        "--upstream-header",
+        "X-A: b",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--upstream-url"), "{}", stderr(&o));
+    let o = gauntlet(&[
+        "gateway",
+        "proxy",
+        "--upstream-url",
+        "http://127.0.0.1:9/mcp",
+        "--upstream-header",
+        "Authorization: Bearer ${GAUNTLET_TEST_UNSET_TOKEN}",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("environment variable GAUNTLET_TEST_UNSET_TOKEN is not set"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
