@@ -413,7 +413,10 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     if a.timeout.is_some_and(|t| t.is_nan() || t <= 0.0) {
         bail!("--timeout: must be a positive number of seconds");
     }
-    let models = Models::new(&cfg, &a, cache_mode)?;
+    let mut models = Models::new(&cfg, &a, cache_mode)?;
+    if let (Some(st), Some(info)) = (&store, &resumed) {
+        models.carry(st, &info.id)?;
+    }
     let mut targets: Vec<Box<dyn gauntlet_agents::Target>> = Vec::new();
     for n in &names {
         targets.push(models.target(n, &cfg, a.max_steps)?);
@@ -549,7 +552,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     };
     let mut store_sink = match (&store, &run_id) {
         (Some(st), Some(id)) => Some(StoreSink {
-            writer: st.writer(id),
+            writer: st.writer(id).with_ledger(models.ledger_source()),
             done: &done,
         }),
         _ => None,
@@ -593,6 +596,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         Ok(s) => s,
         Err(e) => {
             if let (Some(st), Some(id)) = (&store, &run_id) {
+                models.save_ledger(st, id)?;
                 st.finish_run(id, "failed", None)?;
             }
             return Err(e).context(match &a.json {
@@ -606,9 +610,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     if let (Some(st), Some(id)) = (&store, &run_id) {
-        for (name, pool) in models.pools() {
-            st.put_ledger(id, &name, &serde_json::to_value(pool.ledger().snapshot())?)?;
-        }
+        models.save_ledger(st, id)?;
         st.finish_run(id, "complete", Some(&serde_json::to_value(&summary)?))?;
     }
     let elapsed = started.elapsed();
@@ -740,11 +742,16 @@ impl gauntlet_cases::EpisodeSink for Tee<'_> {
     }
 }
 
+/// A run's model pools, by name (`spec [role]`), shared with the store's writer for their ledgers.
+type Pools = std::sync::Arc<std::sync::Mutex<Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)>>>;
+
 /// The model side of a run: a tokio runtime (created only when a model or HTTP target needs it) and one pool
 /// per model, each with its own ledger.
 struct Models {
     runtime: Option<tokio::runtime::Runtime>,
-    pools: std::sync::Mutex<Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)>>,
+    pools: Pools,
+    /// What each pool spent in the earlier processes of a resumed run, carried into the pool when it is made.
+    earlier: std::collections::BTreeMap<String, gauntlet_llm::LedgerSnapshot>,
     pool_cfg: gauntlet_llm::PoolConfig,
     cache: Option<gauntlet_llm::Cache>,
     providers: std::collections::BTreeMap<String, gauntlet_llm::ProviderConfig>,
@@ -794,6 +801,7 @@ impl Models {
         Ok(Models {
             runtime,
             pools: Default::default(),
+            earlier: Default::default(),
             pool_cfg,
             cache,
             providers: cfg.providers.clone(),
@@ -834,6 +842,9 @@ impl Models {
         cfg.price_in = provider.price_in.unwrap_or(0.0);
         cfg.price_out = provider.price_out.unwrap_or(0.0);
         let pool = std::sync::Arc::new(gauntlet_llm::Pool::new(model, cfg, self.cache.clone()));
+        if let Some(e) = self.earlier.get(&key) {
+            pool.ledger().carry(e);
+        }
         if let Ok(mut pools) = self.pools.lock() {
             pools.push((key, pool.clone()));
         }
@@ -882,6 +893,45 @@ impl Models {
     /// The pools made so far.
     fn pools(&self) -> Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)> {
         self.pools.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    /// Carries a resumed run's stored ledgers into the pools made from now on: its totals and its budget then
+    /// cover the whole run, not only this process's part.
+    fn carry(&mut self, st: &gauntlet_store::Store, run_id: &str) -> Result<()> {
+        for (name, counters) in st.ledger(run_id)? {
+            let s: gauntlet_llm::LedgerSnapshot = serde_json::from_value(counters)
+                .with_context(|| format!("run {run_id}: the stored ledger of {name}"))?;
+            self.earlier.insert(name, s);
+        }
+        Ok(())
+    }
+
+    /// Writes every pool's ledger (the run's totals so far) to the store.
+    fn save_ledger(&self, st: &gauntlet_store::Store, run_id: &str) -> Result<()> {
+        for (name, pool) in self.pools() {
+            st.put_ledger(
+                run_id,
+                &name,
+                &serde_json::to_value(pool.ledger().snapshot())?,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The pools' counters, for [`gauntlet_store::Writer::with_ledger`].
+    fn ledger_source(&self) -> gauntlet_store::LedgerSource<'static> {
+        let pools = self.pools.clone();
+        Box::new(move || {
+            let pools = pools.lock().map(|p| p.clone()).unwrap_or_default();
+            pools
+                .into_iter()
+                .filter_map(|(name, pool)| {
+                    serde_json::to_value(pool.ledger().snapshot())
+                        .ok()
+                        .map(|v| (name, v))
+                })
+                .collect()
+        })
     }
 
     /// Spent so far, all models (USD).
@@ -1541,7 +1591,10 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         resume: None,
         fail_on: vec![],
     };
-    let models = Models::new(&cfg, &run_like, gauntlet_llm::CacheMode::Off)?;
+    let mut models = Models::new(&cfg, &run_like, gauntlet_llm::CacheMode::Off)?;
+    if let (Some(st), Some(info)) = (&store, &resumed) {
+        models.carry(st, &info.id)?;
+    }
     let mut targets: Vec<Box<dyn gauntlet_agents::Target>> = Vec::new();
     for n in &names {
         if let Some(t) = gauntlet_agents::ChatTarget::from_name(n) {
@@ -1667,7 +1720,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         (None, _) => (None, Vec::new()),
     };
     let mut store_writer = match (&store, &run_id) {
-        (Some(st), Some(id)) => Some(st.writer(id)),
+        (Some(st), Some(id)) => Some(st.writer(id).with_ledger(models.ledger_source())),
         _ => None,
     };
     let mut writer = match &a.json {
@@ -1738,6 +1791,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         Ok(r) => r,
         Err(e) => {
             if let (Some(st), Some(id)) = (&store, &run_id) {
+                models.save_ledger(st, id)?;
                 st.finish_run(id, "failed", None)?;
             }
             return Err(e.into());
@@ -1745,9 +1799,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     };
     report.simulator = simulated;
     if let (Some(st), Some(id)) = (&store, &run_id) {
-        for (name, pool) in models.pools() {
-            st.put_ledger(id, &name, &serde_json::to_value(pool.ledger().snapshot())?)?;
-        }
+        models.save_ledger(st, id)?;
         st.finish_run(id, "complete", Some(&serde_json::to_value(&report)?))?;
     }
     if let Some(mut w) = writer {

@@ -6,7 +6,7 @@
 use crate::cache::{Cache, CacheMode};
 use crate::error::LlmError;
 use crate::types::{ChatModel, ChatRequest, ChatResponse, ModelFuture};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -76,7 +76,8 @@ pub struct Ledger {
 }
 
 /// A copy of a ledger's counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LedgerSnapshot {
     /// Requests sent over the network (every attempt).
     pub requests: u64,
@@ -128,6 +129,30 @@ impl Ledger {
             retry_wait_ms: g(&self.retry_wait_ms),
             fail_fast: g(&self.fail_fast),
         }
+    }
+
+    /// Adds counters spent earlier (by the processes before a resumed run's), so that the totals, and the
+    /// budget, cover the whole run.
+    pub fn carry(&self, earlier: &LedgerSnapshot) {
+        let add = |a: &AtomicU64, v: u64| {
+            a.fetch_add(v, Ordering::Relaxed);
+        };
+        add(&self.requests, earlier.requests);
+        add(&self.ok, earlier.ok);
+        add(&self.retries, earlier.retries);
+        add(&self.rate_limited, earlier.rate_limited);
+        add(&self.server_errors, earlier.server_errors);
+        add(&self.timeouts, earlier.timeouts);
+        add(&self.malformed, earlier.malformed);
+        add(&self.other_errors, earlier.other_errors);
+        add(&self.cache_hits, earlier.cache_hits);
+        add(&self.prompt_tokens, earlier.prompt_tokens);
+        add(&self.completion_tokens, earlier.completion_tokens);
+        if earlier.cost_usd.is_finite() && earlier.cost_usd > 0.0 {
+            add(&self.micro_usd, (earlier.cost_usd * 1e6).round() as u64);
+        }
+        add(&self.retry_wait_ms, earlier.retry_wait_ms);
+        add(&self.fail_fast, earlier.fail_fast);
     }
 
     fn count_error(&self, e: &LlmError) {

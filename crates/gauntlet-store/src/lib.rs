@@ -8,7 +8,8 @@
 //!   (trace, gateway log with raw and observed results, verdict with evidence, controller decisions, final state);
 //! - `events`: one row per gateway event of an episode, for querying tool calls across a run;
 //! - `items`: one row per result of the other jobs (red-team cases, privilege scores, one per defense), as JSON;
-//! - `ledger`: each model pool's counters at the end of a run;
+//! - `ledger`: each model pool's counters for the whole run so far, saved with every batch of results and at
+//!   the end (a resumed run carries them on);
 //! - `probes` and `decisions` (version 2): a privilege run's probes with their labels, and every defense's
 //!   decision on each.
 //!
@@ -540,8 +541,8 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a model pool's counters for a run (replacing earlier ones: a resumed run's ledger is the last
-    /// process's).
+    /// Stores a model pool's counters for a run, replacing earlier ones (they are totals: a resumed run's
+    /// pools start from the stored counters).
     pub fn put_ledger(&self, id: &str, model: &str, counters: &Value) -> Result<()> {
         let r = self.conn.execute(
             "INSERT OR REPLACE INTO ledger (run_id, model, counters) VALUES (?1, ?2, ?3)",
@@ -577,6 +578,7 @@ impl Store {
             last_commit: Instant::now(),
             open: false,
             buf: Vec::new(),
+            ledger: None,
         }
     }
 }
@@ -657,9 +659,20 @@ pub struct Writer<'a> {
     last_commit: Instant,
     open: bool,
     buf: Vec<u8>,
+    ledger: Option<LedgerSource<'a>>,
 }
 
-impl Writer<'_> {
+/// What [`Writer::with_ledger`] reads at each commit: (model, counters) of each model pool so far.
+pub type LedgerSource<'a> = Box<dyn Fn() -> Vec<(String, Value)> + 'a>;
+
+impl<'a> Writer<'a> {
+    /// Saves the ledgers `source` gives in every transaction that stores results, so the spend stored is the
+    /// spend behind the results stored, even if the process is then killed (a resume carries it on).
+    pub fn with_ledger(mut self, source: LedgerSource<'a>) -> Self {
+        self.ledger = Some(source);
+        self
+    }
+
     /// Results per transaction at most.
     pub const BATCH: usize = 2048;
     /// Longest time a result waits to be committed.
@@ -685,6 +698,11 @@ impl Writer<'_> {
     /// Commits what is pending.
     pub fn commit(&mut self) -> Result<()> {
         if self.open {
+            if let Some(source) = &self.ledger {
+                for (model, counters) in source() {
+                    self.store.put_ledger(&self.run_id, &model, &counters)?;
+                }
+            }
             let r = self.store.conn.execute_batch("COMMIT");
             self.store.sql(r)?;
             self.open = false;
@@ -949,5 +967,34 @@ mod tests {
         })
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(n, 0, "deleting a run deletes its items");
+    }
+
+    #[test]
+    fn the_ledger_is_saved_with_each_batch_of_results() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::open(&dir.path().join("g.db")).unwrap_or_else(|e| panic!("{e}"));
+        let id = s
+            .create_run(RunKind::Redteam, &Value::Null, &Value::Null, 2)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let spent = std::cell::Cell::new(0u64);
+        let mut w = s.writer(&id).with_ledger(Box::new(|| {
+            vec![(
+                "m [target]".to_string(),
+                serde_json::json!({"requests": spent.get()}),
+            )]
+        }));
+        // Nothing is written while no results are: a commit with nothing pending stores no ledger.
+        spent.set(3);
+        w.commit().unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.ledger(&id).map(|l| l.is_empty()).unwrap_or(false));
+        w.item(0, "redteam-case", None, "{}")
+            .unwrap_or_else(|e| panic!("{e}"));
+        spent.set(5);
+        w.commit().unwrap_or_else(|e| panic!("{e}"));
+        let stored = s.ledger(&id).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            stored,
+            vec![("m [target]".to_string(), serde_json::json!({"requests": 5}))]
+        );
     }
 }

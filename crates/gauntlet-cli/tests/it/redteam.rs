@@ -643,3 +643,72 @@ fn a_red_team_run_killed_and_resumed_equals_an_uninterrupted_one() {
         "the resumed red-team run differs from an uninterrupted one"
     );
 }
+
+/// Total `requests` over the `model NAME: {…}` lines of `gauntlet runs show`.
+fn stored_requests(show: &str) -> u64 {
+    show.lines()
+        .filter(|l| l.starts_with("model "))
+        .filter_map(|l| l.split_once(": ").map(|(_, j)| j))
+        .filter_map(|j| serde_json::from_str::<Value>(j).ok())
+        .filter_map(|v| v["requests"].as_u64())
+        .sum()
+}
+
+#[test]
+fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
+    let m = mock_with(gauntlet_mock::MockConfig {
+        latency: std::time::Duration::from_millis(25),
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = dir.path().join("g.db").to_string_lossy().into_owned();
+    let bin = assert_cmd::cargo::cargo_bin("gauntlet");
+    let mut child = std::process::Command::new(&bin)
+        .args([
+            "redteam",
+            "--config",
+            &m.cfg,
+            "--target",
+            "mock/literal",
+            "--judge",
+            "mock/judge",
+            "--vulns",
+            "bias,toxicity",
+            "--attacks",
+            "none,base64",
+            "--concurrency",
+            "2",
+            "--store",
+            &store,
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let finished_early = child.try_wait().ok().flatten().is_some();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(!finished_early, "the run ended before it could be killed");
+    let killed = m.server.stats().requests;
+    let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
+    let id = stdout(&o)
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+        .and_then(|v| v["id"].as_str().map(String::from))
+        .unwrap_or_else(|| panic!("no run recorded"));
+    let o = gauntlet(&["redteam", "--resume", &id, "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let total = m.server.stats().requests;
+    let o = gauntlet(&["runs", "show", &id, "--store", &store]);
+    let stored = stored_requests(&stdout(&o));
+    // The resumed process made `total - killed` requests; the stored ledger has those plus what the killed
+    // process had saved with its results (all but the requests behind results it had not yet committed).
+    let carried = stored.saturating_sub(total - killed);
+    assert!(
+        carried > 0 && carried <= killed,
+        "stored {stored}, killed process {killed}, whole run {total}:\n{}",
+        stdout(&o)
+    );
+}

@@ -195,6 +195,38 @@ async fn the_budget_stops_new_work() {
 }
 
 #[tokio::test]
+async fn spend_carried_from_earlier_counts_against_the_budget() {
+    let mock = MockServer::start_local(MockConfig::default())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = PoolConfig {
+        budget: Some(5.0),
+        ..fast()
+    };
+    let pool = Pool::new(model(&mock.base_url()), cfg, None);
+    let earlier = gauntlet_llm::pool::LedgerSnapshot {
+        requests: 7,
+        ok: 6,
+        prompt_tokens: 100,
+        cost_usd: 5.25,
+        ..Default::default()
+    };
+    pool.ledger().carry(&earlier);
+    let r = pool.chat(&tool_request("one")).await;
+    assert!(matches!(r, Err(LlmError::Budget(_))), "{r:?}");
+    assert_eq!(
+        mock.stats().requests,
+        0,
+        "the earlier spend used the budget up"
+    );
+    assert_eq!(
+        pool.ledger().snapshot(),
+        earlier,
+        "totals include the carried counters"
+    );
+}
+
+#[tokio::test]
 async fn recorded_responses_replay_without_network() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mock = MockServer::start_local(MockConfig::default())
