@@ -93,6 +93,11 @@ pub struct PoolSettings {
 
 impl Config {
     /// Reads a config file; errors carry the file, line and column.
+    /// Loads `path` if given, else the defaults.
+    pub fn load_opt(path: Option<&Path>) -> Result<Config> {
+        path.map_or_else(|| Ok(Config::default()), Config::load)
+    }
+
     pub fn load(path: &Path) -> Result<Config> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("--config: cannot read {}", path.display()))?;

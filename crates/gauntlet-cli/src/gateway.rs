@@ -94,6 +94,11 @@ pub struct ProxyArgs {
     listen: ListenArgs,
 }
 
+/// The gateway commands load no models: model-based defenses run under `gauntlet run` and `gauntlet privilege`.
+fn no_models(_: &str) -> std::result::Result<gauntlet_defense::ModelLink, String> {
+    Err("model-based defenses run with `gauntlet run` and `gauntlet privilege`; the gateway commands do not load models".into())
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime> {
     // One thread: a call hops between several tasks (transport, session, handler, upstream client), and
     // hops on one thread cost no cross-thread wake-ups; the gateway mediates one call at a time anyway.
@@ -176,8 +181,8 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
             a.case
         );
     }
-    let defense =
-        gauntlet_defense::from_spec(&a.defense).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let defense = gauntlet_defense::from_spec_with(&a.defense, &no_models)
+        .map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
     let gw = pc
         .gateway(setting, defense.as_ref())
         .map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
@@ -302,8 +307,8 @@ fn upstream_header(
 }
 
 fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
-    let defense =
-        gauntlet_defense::from_spec(&a.defense).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let defense = gauntlet_defense::from_spec_with(&a.defense, &no_models)
+        .map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
     let rules = match &a.inject {
         Some(p) => gauntlet_cases::case::load_injection_rules(p).map_err(|d| {
             anyhow::anyhow!(

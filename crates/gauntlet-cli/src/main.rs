@@ -123,7 +123,7 @@ struct PrivilegeArgs {
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
     /// Defenses to score, comma-separated: allow-all, deny-all, tool-allowlist, exact-args, policy:FILE,
-    /// external:COMMAND.
+    /// external:COMMAND, tool-filter:MODEL, alignment-check:MODEL.
     #[arg(
         long,
         value_delimiter = ',',
@@ -133,6 +133,9 @@ struct PrivilegeArgs {
     /// Write the scores and the census as JSON.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Config file (YAML: providers, pool limits) for model-based defenses.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     #[command(flatten)]
     store: StoreArgs,
     /// Continue an interrupted privilege run (from the store) with its own suites and defenses: defenses
@@ -170,6 +173,9 @@ enum PrivilegeCommand {
         /// Write the scores and the census as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Config file (YAML: providers, pool limits) for model-based defenses.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
     },
 }
 
@@ -456,8 +462,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         seed: a.seed,
         max_turns: a.max_turns,
     };
-    let defense =
-        gauntlet_defense::from_spec(&a.defense).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let defense = models.defense(&a.defense)?;
     let defense = defense.as_ref();
     let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
     let header = gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids);
@@ -742,6 +747,13 @@ impl gauntlet_cases::EpisodeSink for Tee<'_> {
     }
 }
 
+/// Whether a defense spec names a model-based defense (it needs the model layer).
+fn is_model_defense(spec: &str) -> bool {
+    gauntlet_defense::MODEL_DEFENSES
+        .iter()
+        .any(|p| spec.starts_with(p))
+}
+
 /// A run's model pools, by name (`spec [role]`), shared with the store's writer for their ledgers.
 type Pools = std::sync::Arc<std::sync::Mutex<Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)>>>;
 
@@ -767,7 +779,22 @@ impl Models {
             .agents
             .iter()
             .any(|n| gauntlet_agents::builtin_target(n).is_none())
-            || a.controller != "scripted";
+            || a.controller != "scripted"
+            || is_model_defense(&a.defense);
+        let cache = (cache_mode != gauntlet_llm::CacheMode::Off)
+            .then(|| gauntlet_llm::Cache::new(&a.cache_dir, cache_mode));
+        Models::build(cfg, needs, a.model_concurrency, a.timeout, a.budget, cache)
+    }
+
+    /// The models of a run: a runtime if `needs`, pool limits from the flags, else the config.
+    fn build(
+        cfg: &config::Config,
+        needs: bool,
+        concurrency: Option<usize>,
+        timeout: Option<f64>,
+        budget: Option<f64>,
+        cache: Option<gauntlet_llm::Cache>,
+    ) -> Result<Models> {
         let runtime = if needs {
             Some(
                 tokio::runtime::Builder::new_multi_thread()
@@ -781,7 +808,7 @@ impl Models {
         };
         let p = &cfg.pool;
         let mut pool_cfg = gauntlet_llm::PoolConfig::default();
-        if let Some(c) = a.model_concurrency.or(p.concurrency) {
+        if let Some(c) = concurrency.or(p.concurrency) {
             if c == 0 {
                 bail!("--model-concurrency: must be at least 1");
             }
@@ -789,15 +816,13 @@ impl Models {
         }
         pool_cfg.rpm = p.rpm;
         pool_cfg.tpm = p.tpm;
-        if let Some(t) = a.timeout.or(p.timeout_secs) {
+        if let Some(t) = timeout.or(p.timeout_secs) {
             pool_cfg.timeout = std::time::Duration::from_secs_f64(t);
         }
         if let Some(r) = p.max_retries {
             pool_cfg.max_retries = r;
         }
-        pool_cfg.budget = a.budget.or(p.budget_usd);
-        let cache = (cache_mode != gauntlet_llm::CacheMode::Off)
-            .then(|| gauntlet_llm::Cache::new(&a.cache_dir, cache_mode));
+        pool_cfg.budget = budget.or(p.budget_usd);
         Ok(Models {
             runtime,
             pools: Default::default(),
@@ -806,6 +831,26 @@ impl Models {
             cache,
             providers: cfg.providers.clone(),
         })
+    }
+
+    /// The models of a privilege job: only model-based defenses need one; pool limits come from the config.
+    fn for_defenses(cfg: &config::Config, defenses: &[String]) -> Result<Models> {
+        let needs = defenses.iter().any(|d| is_model_defense(d));
+        Models::build(cfg, needs, None, None, None, None)
+    }
+
+    /// Builds a defense, giving a model-based one its own pool (role `defense`).
+    fn defense(&self, spec: &str) -> Result<Box<dyn gauntlet_defense::Defense>> {
+        gauntlet_defense::from_spec_with(spec, &|model| {
+            let pool = self
+                .pool("defense", model, "--defense")
+                .map_err(|e| format!("{e:#}"))?;
+            Ok(gauntlet_defense::ModelLink {
+                model: pool,
+                runtime: self.handle().map_err(|e| e.to_string())?,
+            })
+        })
+        .map_err(|e| anyhow::anyhow!("--defense: {e}"))
     }
 
     fn any(&self) -> bool {
@@ -1120,17 +1165,21 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             file,
             defense,
             json,
+            config,
         }) => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let suite = gauntlet_privilege::ProbeSuite::from_jsonl(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            privilege_report(&suite, &defense, json.as_deref(), None, &[])
+            let cfg = config::Config::load_opt(config.as_deref())?;
+            let models = Models::for_defenses(&cfg, &defense)?;
+            privilege_report(&suite, &models, &defense, json.as_deref(), None, &[])
         }
         None => {
             let gates = parse_gates(&a.fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
             let store = open_store(&a.store)?;
             let (mut suites, mut defenses) = (a.suites.clone(), a.defense.clone());
+            let mut config_path = a.config.clone();
             let mut resumed = None;
             if let Some(id) = &a.resume {
                 let Some(st) = &store else {
@@ -1147,6 +1196,8 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                     .with_context(|| format!("--resume: the stored suites of run {id}"))?;
                 defenses = serde_json::from_value(info.args["defense"].clone())
                     .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
+                config_path = serde_json::from_value(info.args["config"].clone())
+                    .with_context(|| format!("--resume: the stored config of run {id}"))?;
                 resumed = Some(info);
             }
             let started = Instant::now();
@@ -1172,7 +1223,7 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                     Some((st, info.id))
                 }
                 (Some(st), None) => {
-                    let args = serde_json::json!({"suites": suites, "defense": defenses});
+                    let args = serde_json::json!({"suites": suites, "defense": defenses, "config": config_path});
                     let id = st.create_run(
                         gauntlet_store::RunKind::Privilege,
                         &args,
@@ -1184,8 +1235,11 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                 }
                 (None, _) => None,
             };
+            let cfg = config::Config::load_opt(config_path.as_deref())?;
+            let models = Models::for_defenses(&cfg, &defenses)?;
             let code = match privilege_report(
                 &suite,
+                &models,
                 &defenses,
                 a.json.as_deref(),
                 recorded.as_ref().map(|(st, id)| (*st, id.as_str())),
@@ -1244,6 +1298,7 @@ fn privilege_suite(suites: &[PathBuf]) -> Result<gauntlet_privilege::ProbeSuite>
 
 fn privilege_report(
     suite: &gauntlet_privilege::ProbeSuite,
+    models: &Models,
     defenses: &[String],
     json: Option<&std::path::Path>,
     store: Option<(&gauntlet_store::Store, &str)>,
@@ -1267,7 +1322,7 @@ fn privilege_report(
             );
             continue;
         }
-        let d = gauntlet_defense::from_spec(spec).map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+        let d = models.defense(spec)?;
         let started = Instant::now();
         let mut writer = store.map(|(st, id)| st.writer(id));
         let s =

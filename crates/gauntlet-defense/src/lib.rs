@@ -1,17 +1,20 @@
 //! The defense interface: `prepare(task context) → policy` once per task, then `decide(policy, proposed
 //! call, history) → allow | deny(reason)` per call, plus the axes a defense declares it can constrain — and the
-//! built-in defenses: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE` (per-tool CEL rules)
-//! and `external:` (a process speaking JSON lines, or an HTTP endpoint).
+//! built-in defenses: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE` (per-tool CEL rules),
+//! `external:` (a process speaking JSON lines, or an HTTP endpoint) and the model-based `tool-filter:MODEL` and
+//! `alignment-check:MODEL`.
 //!
 //! The same defense is consulted by the gateway during `run` (what it *did* allow) and by the privilege job
 //! (what it *would* allow).
 
 pub mod baseline;
 pub mod external;
+pub mod model;
 pub mod policy;
 
 pub use baseline::{AllowAll, DenyAll, ExactArgs, ToolAllowlist};
 pub use external::External;
+pub use model::{AlignmentCheck, ModelLink, ToolFilter};
 pub use policy::PolicyFile;
 
 use gauntlet_core::{Decision, GatewayEvent, ToolCall, ToolSpec};
@@ -135,6 +138,22 @@ pub fn allow_all_policy() -> Box<dyn Policy> {
 /// Builds a defense from its spec: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE`,
 /// `external:COMMAND ARGS…` (JSON lines on stdin/stdout) or `external:http(s)://URL`.
 pub fn from_spec(spec: &str) -> Result<Box<dyn Defense>, DefenseError> {
+    from_spec_with(spec, &|_| {
+        Err("model-based defenses need the model layer; this command does not provide one".into())
+    })
+}
+
+/// Builds the model of a model-based defense from a model spec (`openai/gpt-4.1-mini`); the error says why not.
+pub type ModelResolver<'a> = dyn Fn(&str) -> Result<ModelLink, String> + 'a;
+
+/// The model-based defenses' spec prefixes.
+pub const MODEL_DEFENSES: [&str; 2] = ["tool-filter:", "alignment-check:"];
+
+/// As [`from_spec`], with `models` building the model of `tool-filter:MODEL` and `alignment-check:MODEL`.
+pub fn from_spec_with(
+    spec: &str,
+    models: &ModelResolver<'_>,
+) -> Result<Box<dyn Defense>, DefenseError> {
     let err = |m: String| DefenseError {
         defense: spec.to_string(),
         message: m,
@@ -152,7 +171,15 @@ pub fn from_spec(spec: &str) -> Result<Box<dyn Defense>, DefenseError> {
             if let Some(target) = spec.strip_prefix("external:") {
                 return External::start(target).map(|p| Box::new(p) as Box<dyn Defense>);
             }
-            Err(err("unknown defense: expected allow-all, deny-all, tool-allowlist, exact-args, policy:FILE or external:COMMAND|URL".into()))
+            if let Some(m) = spec.strip_prefix("tool-filter:") {
+                let link = models(m).map_err(err)?;
+                return Ok(Box::new(ToolFilter::new(m, link)));
+            }
+            if let Some(m) = spec.strip_prefix("alignment-check:") {
+                let link = models(m).map_err(err)?;
+                return Ok(Box::new(AlignmentCheck::new(m, link)));
+            }
+            Err(err("unknown defense: expected allow-all, deny-all, tool-allowlist, exact-args, policy:FILE, external:COMMAND|URL, tool-filter:MODEL or alignment-check:MODEL".into()))
         }
     }
 }

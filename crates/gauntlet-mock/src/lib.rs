@@ -43,6 +43,11 @@ pub struct Rule {
     /// Tool calls to make.
     #[serde(default)]
     pub tool_calls: Vec<ScriptedCall>,
+    /// The rule answers structured-output requests (with `content` as the JSON), and only those; other rules
+    /// answer only plain ones (a judge's prompt quotes the conversation, which must not trigger the target's
+    /// rules).
+    #[serde(default)]
+    pub structured: bool,
 }
 
 /// A tool call in a script.
@@ -587,6 +592,16 @@ fn respond(script: &[Rule], body: &Request) -> Reply {
                 .next()
                 .and_then(Result::ok)
         });
+        if let Some(rule) = script
+            .iter()
+            .find(|r| r.structured && fresh_text.contains(&r.when))
+        {
+            return Reply {
+                content: rule.content.clone(),
+                tool_calls: vec![],
+                structured: true,
+            };
+        }
         let v = suggested.unwrap_or_else(|| from_schema(schema));
         return Reply {
             content: v.to_string(),
@@ -595,7 +610,10 @@ fn respond(script: &[Rule], body: &Request) -> Reply {
         };
     }
     let offered: Vec<String> = body.tools.iter().map(|t| t.function.name.clone()).collect();
-    if let Some(rule) = script.iter().find(|r| fresh_text.contains(&r.when)) {
+    if let Some(rule) = script
+        .iter()
+        .find(|r| !r.structured && fresh_text.contains(&r.when))
+    {
         return Reply {
             content: rule.content.clone(),
             tool_calls: rule
