@@ -233,6 +233,7 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
             concurrency: 1,
             seed: 0,
             max_turns: 1,
+            shard: None,
         };
         let header = gauntlet_report::json::RunHeader::new(
             &config,

@@ -237,6 +237,11 @@ struct RunArgs {
     /// Turn budget per episode.
     #[arg(long, default_value_t = 10)]
     max_turns: u32,
+    /// Run only shard I of N (0 ≤ I < N: the episodes whose place in the whole plan is I modulo N), for a run
+    /// spread over machines; `gauntlet runs merge` joins the shards' stores into the whole run.
+    #[arg(long, value_name = "I/N")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
     /// Write every episode (trace, gateway log, verdict, evidence) and the aggregates to this JSON file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -455,12 +460,19 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let concurrency = a
         .concurrency
         .unwrap_or(if models.any() { 16.max(cores) } else { cores });
+    let shard = a
+        .shard
+        .as_deref()
+        .map(gauntlet_cases::run::Shard::parse)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--shard: {e}"))?;
     let config = RunConfig {
         settings,
         repeat: a.repeat,
         concurrency,
         seed: a.seed,
         max_turns: a.max_turns,
+        shard,
     };
     let defense = models.defense(&a.defense)?;
     let defense = defense.as_ref();
@@ -1640,6 +1652,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         concurrency: None,
         seed,
         max_turns: 10,
+        shard: None,
         json: None,
         quiet: true,
         store: StoreArgs::default(),

@@ -1,4 +1,4 @@
-//! Commands over the run store: `runs list|show|delete`, `report`, `replay`.
+//! Commands over the run store: `runs list|show|merge|delete`, `report`, `replay`.
 
 use crate::{
     StoreArgs, gate_exit, load_valid, parse_gates, print_redteam, print_run, strip_stored,
@@ -27,6 +27,15 @@ pub enum RunsCommand {
     Show {
         /// The run id.
         id: String,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Join the shards of a run (`gauntlet run --shard I/N`, each in its own store) into the whole run, recorded
+    /// in --store: its episodes, summary and reports are those of the run made in one piece.
+    Merge {
+        /// The shards: `STORE_FILE` (its one sharded run) or `STORE_FILE:RUN_ID`, one per shard, any order.
+        #[arg(required = true, value_name = "STORE[:RUN_ID]")]
+        shards: Vec<String>,
         #[command(flatten)]
         store: StoreArgs,
     },
@@ -163,6 +172,20 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                     &[],
                 );
             }
+        }
+        RunsCommand::Merge { shards, store } => {
+            if store.no_store {
+                bail!("--no-store: merging writes the merged run to the store");
+            }
+            let st = Store::open(&store.path)?;
+            let (id, header, summary) = merge(&st, &shards)?;
+            print_run(&mut out, &header, &summary)?;
+            writeln!(
+                out,
+                "\nmerged {} shards as run {id} in {} (gauntlet report {id} --format html)",
+                shards.len(),
+                st.path().display()
+            )?;
         }
         RunsCommand::Delete { ids, store } => {
             let mut st = open(&store)?;
@@ -730,4 +753,201 @@ fn replay_redteam(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<Exit
         &gates,
         &gauntlet_report::gate::redteam_metrics(&report),
     ))
+}
+
+/// One shard to merge: its store, its run, its place.
+struct ShardRun {
+    store: Store,
+    info: RunInfo,
+    shard: gauntlet_cases::run::Shard,
+}
+
+/// Opens `FILE` or `FILE:RUN_ID` and finds the sharded run in it.
+fn open_shard(spec: &str) -> Result<ShardRun> {
+    let (path, id) = match spec.rsplit_once(':') {
+        Some((p, id)) if std::path::Path::new(p).exists() => (p, Some(id)),
+        _ => (spec, None),
+    };
+    if !std::path::Path::new(path).exists() {
+        bail!("{spec}: no such store file");
+    }
+    let store = Store::open(std::path::Path::new(path))?;
+    let info = match id {
+        Some(id) => store.run(id)?,
+        None => {
+            let mut sharded: Vec<RunInfo> = store
+                .runs()?
+                .into_iter()
+                .filter(|r| r.kind == "run" && !r.header["config"]["shard"].is_null())
+                .collect();
+            match sharded.len() {
+                1 => sharded.remove(0),
+                0 => bail!(
+                    "{spec}: no sharded run in this store (`gauntlet run --shard I/N` records one)"
+                ),
+                _ => bail!(
+                    "{spec}: {} sharded runs in this store ({}): name one as {path}:RUN_ID",
+                    sharded.len(),
+                    sharded
+                        .iter()
+                        .map(|r| r.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        }
+    };
+    if info.kind != "run" {
+        bail!(
+            "{spec}: run {} is a `{}` run; only `gauntlet run` shards merge",
+            info.id,
+            info.kind
+        );
+    }
+    let shard: gauntlet_cases::run::Shard =
+        serde_json::from_value(info.header["config"]["shard"].clone()).with_context(|| {
+            format!(
+                "{spec}: run {} is not a shard (it was not run with --shard)",
+                info.id
+            )
+        })?;
+    if info.status != "complete" {
+        bail!(
+            "{spec}: shard {}/{} (run {}) is {} ({}/{} episodes): finish it with `gauntlet run --resume {} --store {path}`",
+            shard.index,
+            shard.of,
+            info.id,
+            info.status,
+            info.done,
+            info.total,
+            info.id
+        );
+    }
+    Ok(ShardRun { store, info, shard })
+}
+
+/// A run's header or arguments without its shard: what every shard of one run shares.
+fn unsharded(v: &serde_json::Value) -> serde_json::Value {
+    let mut v = v.clone();
+    if let Some(c) = v.get_mut("config").and_then(|c| c.as_object_mut()) {
+        c.remove("shard");
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.remove("shard");
+    }
+    v
+}
+
+/// Joins complete shards into one run in `st`; returns its id, header and summary.
+fn merge(st: &Store, specs: &[String]) -> Result<(String, RunHeader, Summary)> {
+    let mut shards = specs
+        .iter()
+        .map(|s| open_shard(s))
+        .collect::<Result<Vec<_>>>()?;
+    shards.sort_by_key(|s| s.shard.index);
+    let of = shards[0].shard.of;
+    for (i, s) in shards.iter().enumerate() {
+        if s.shard.of != of {
+            bail!(
+                "run {} is shard {}/{}, but run {} is one of {of}: shards of one run have the same N",
+                s.info.id,
+                s.shard.index,
+                s.shard.of,
+                shards[0].info.id
+            );
+        }
+        if s.shard.index != i {
+            let missing_or_twice = if s.shard.index > i {
+                "is missing"
+            } else {
+                "is given twice"
+            };
+            let which = if s.shard.index > i { i } else { s.shard.index };
+            bail!("shard {which}/{of} {missing_or_twice}: merging needs every shard once");
+        }
+    }
+    if shards.len() != of {
+        bail!(
+            "shard {}/{of} is missing: merging needs every shard once",
+            shards.len()
+        );
+    }
+    let header_v = unsharded(&shards[0].info.header);
+    for s in &shards[1..] {
+        if unsharded(&s.info.header) != header_v {
+            bail!(
+                "run {} and run {} are not shards of the same run: their cases, targets, settings, defense or seed differ",
+                shards[0].info.id,
+                s.info.id
+            );
+        }
+    }
+    let header: RunHeader = serde_json::from_value(header_v.clone())
+        .with_context(|| format!("the stored header of run {}", shards[0].info.id))?;
+    let mut args = unsharded(&shards[0].info.args);
+    if let Some(o) = args.as_object_mut() {
+        let from: Vec<String> = shards.iter().map(|s| s.info.id.clone()).collect();
+        o.insert("merged_from".into(), serde_json::json!(from));
+    }
+    let probe = RunInfo {
+        args: args.clone(),
+        ..shards[0].info.clone()
+    };
+    let cases = stored_cases(&probe, &header)?;
+    let total = gauntlet_cases::run::plan_len(&cases, header.targets.len(), &header.config);
+    let stored: u64 = shards.iter().map(|s| s.info.total).sum();
+    if stored != total as u64 {
+        bail!(
+            "the shards hold {stored} episodes but the run plans {total}: its suites changed since the shards ran"
+        );
+    }
+    let id = st.create_run(gauntlet_store::RunKind::Run, &args, &header_v, total as u64)?;
+    let mut sum =
+        gauntlet_cases::run::Summarizer::new(&cases, header.targets.clone(), &header.config);
+    let mut streams: Vec<Episodes> = shards
+        .iter()
+        .map(|s| episodes(&s.store, &s.info.id))
+        .collect();
+    let written = (|| -> Result<()> {
+        let mut w = st.writer(&id);
+        for g in 0..total {
+            let s = g % of;
+            let mut r = streams[s].next().with_context(|| {
+                format!(
+                    "run {}: episode {} is not in the store",
+                    shards[s].info.id,
+                    g / of
+                )
+            })?;
+            r.index = g;
+            sum.add(&r);
+            w.episode(&r)?;
+        }
+        w.commit()?;
+        for (s, e) in shards.iter().zip(&mut streams) {
+            if let Some(e) = e.error.take() {
+                return Err(anyhow::Error::from(e).context(format!("reading run {}", s.info.id)));
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        st.finish_run(&id, "failed", None)?;
+        return Err(e);
+    }
+    // The model ledgers add up.
+    let mut ledgers: std::collections::BTreeMap<String, gauntlet_llm::Ledger> = Default::default();
+    for s in &shards {
+        for (model, counters) in s.store.ledger(&s.info.id)? {
+            if let Ok(snap) = serde_json::from_value::<gauntlet_llm::LedgerSnapshot>(counters) {
+                ledgers.entry(model).or_default().carry(&snap);
+            }
+        }
+    }
+    for (model, l) in &ledgers {
+        st.put_ledger(&id, model, &serde_json::to_value(l.snapshot())?)?;
+    }
+    let summary = sum.finish();
+    st.finish_run(&id, "complete", Some(&serde_json::to_value(&summary)?))?;
+    Ok((id, header, summary))
 }

@@ -305,6 +305,7 @@ fn run_report() -> String {
         concurrency: 1,
         seed: 7,
         max_turns: 10,
+        shard: None,
     };
     let header = RunHeader::new(
         &config,
@@ -506,6 +507,7 @@ fn drill_down_prefers_errored_then_violated_and_counts_the_rest() {
         concurrency: 1,
         seed: 0,
         max_turns: 1,
+        shard: None,
     };
     let header = RunHeader::new(&config, &["t".into()], "allow-all", &["c".into()]);
     let mut eps = (0..10).map(|i| {
@@ -607,6 +609,7 @@ fn large_run_time_and_size() {
                 concurrency: 1,
                 seed: 0,
                 max_turns: 10,
+                shard: None,
             };
             let header = RunHeader::new(&config, &["t".into()], "allow-all", &["c".into()]);
             (header, summary(), (0..64).map(episode).collect())

@@ -33,6 +33,7 @@ fn main() {
         concurrency: 2,
         seed: 0,
         max_turns: 10,
+        shard: None,
     };
     let mut sample = Collect(Vec::new());
     let defense = gauntlet_defense::AllowAll;

@@ -660,3 +660,212 @@ fn every_report_format_of_every_job_matches_its_snapshot() {
         }
     }
 }
+
+#[test]
+fn shards_run_apart_and_merged_equal_the_run_made_in_one_piece() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let args = [
+        "run",
+        "-q",
+        "--agent",
+        "reference",
+        "--agent",
+        "compliant",
+        "--seed",
+        "3",
+    ];
+    let reference = s(&dir.path().join("reference.json"));
+    let mut a = args.to_vec();
+    a.extend(["--no-store", "--json", &reference]);
+    let o = gauntlet(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let shard_db = |i: usize| s(&dir.path().join(format!("shard{i}.db")));
+    let mut sizes = Vec::new();
+    for i in 0..3 {
+        let (db, shard) = (shard_db(i), format!("{i}/3"));
+        let mut a = args.to_vec();
+        a.extend(["--shard", &shard, "--store", &db]);
+        let o = gauntlet(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = gauntlet(&["runs", "list", "--json", "--store", &db]);
+        let v: Value = serde_json::from_str(stdout(&o).lines().next().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        sizes.push(v["total"].as_u64().unwrap_or(0));
+    }
+    let whole: Value = serde_json::from_str(
+        &std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let n = whole["episodes"].as_array().map_or(0, |e| e.len()) as u64;
+    assert_eq!(
+        sizes.iter().sum::<u64>(),
+        n,
+        "the shards split the plan: {sizes:?}"
+    );
+    assert!(
+        sizes.iter().all(|&k| k + 1 >= n / 3),
+        "interleaved shards are even: {sizes:?}"
+    );
+
+    // Merged in any order, the shards give the whole run's report, byte for byte.
+    let merged = s(&dir.path().join("merged.db"));
+    let o = gauntlet(&[
+        "runs",
+        "merge",
+        &shard_db(2),
+        &shard_db(0),
+        &shard_db(1),
+        "--store",
+        &merged,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("merged 3 shards as run"),
+        "{}",
+        stdout(&o)
+    );
+    let id = newest(&merged).unwrap_or_else(|| panic!("no merged run"));
+    let expected = std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        report(&merged, &id, "json") == expected,
+        "the merged run differs from the run made in one piece"
+    );
+
+    // Every shard once, of one run.
+    let o = gauntlet(&[
+        "runs",
+        "merge",
+        &shard_db(0),
+        &shard_db(1),
+        "--store",
+        &merged,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("shard 2/3 is missing"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&[
+        "runs",
+        "merge",
+        &shard_db(0),
+        &shard_db(0),
+        &shard_db(1),
+        "--store",
+        &merged,
+    ]);
+    assert!(
+        stderr(&o).contains("shard 0/3 is given twice"),
+        "{}",
+        stderr(&o)
+    );
+    let other = s(&dir.path().join("other.db"));
+    let mut a = args.to_vec();
+    a.extend(["--shard", "2/3", "--store", &other, "--max-turns", "4"]);
+    assert!(gauntlet(&a).status.success());
+    let o = gauntlet(&[
+        "runs",
+        "merge",
+        &shard_db(0),
+        &shard_db(1),
+        &other,
+        "--store",
+        &merged,
+    ]);
+    assert!(
+        stderr(&o).contains("are not shards of the same run"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&["run", "--shard", "3/3", "--no-store"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--shard: shard 3 of 3"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// The shell script and environment of the one container of a Job manifest in deploy/k8s.
+fn job_script(file: &str) -> (String, Vec<(String, String)>, usize) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../deploy/k8s")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let v: Value = serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let c = &v["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(c["command"][0], "sh", "{file}");
+    let script = c["command"][2].as_str().unwrap_or_default().to_string();
+    let env = c["env"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .map(|x| {
+                    (
+                        x["name"].as_str().unwrap_or_default().to_string(),
+                        x["value"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let completions = v["spec"]["completions"].as_u64().unwrap_or(1) as usize;
+    (script, env, completions)
+}
+
+#[test]
+fn the_kubernetes_jobs_shard_and_merge_a_run_as_one_piece() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let results = s(dir.path());
+    let bin = assert_cmd::cargo::cargo_bin("gauntlet");
+    let path = format!(
+        "{}:{}",
+        bin.parent().map(s).unwrap_or_default(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sh = |script: &str, env: &[(String, String)], index: usize| {
+        let o = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(script.replace("/results", &results))
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("JOB_COMPLETION_INDEX", index.to_string())
+            .env("PATH", &path)
+            .env_remove("GAUNTLET_STORE")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let (script, env, n) = job_script("run-shards.yaml");
+    assert!(
+        script.contains(&format!("/{n}\"")),
+        "--shard …/N must match completions ({n})"
+    );
+    for i in 0..n {
+        sh(&script, &env, i);
+    }
+    // A restarted pod resumes its shard: running it again keeps one run in its store.
+    sh(&script, &env, 0);
+    let (merge, menv, _) = job_script("merge.yaml");
+    sh(&merge, &menv, 0);
+
+    // The same run in one piece.
+    let args = env
+        .iter()
+        .find(|(k, _)| k == "GAUNTLET_ARGS")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let reference = s(&dir.path().join("reference.json"));
+    let mut a: Vec<&str> = vec!["run", "-q", "--no-store", "--json", &reference];
+    a.extend(args.split_whitespace());
+    let o = gauntlet(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = std::fs::read_to_string(dir.path().join("report.json")).unwrap_or_default();
+    let want = std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        got == want,
+        "the merged report differs from the run in one piece"
+    );
+    assert!(dir.path().join("report.html").exists());
+}
