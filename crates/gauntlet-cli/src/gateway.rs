@@ -83,6 +83,9 @@ pub struct ProxyArgs {
     /// `--upstream-header 'Authorization: Bearer ${UPSTREAM_TOKEN}'`.
     #[arg(long, value_name = "NAME: VALUE")]
     upstream_header: Vec<String>,
+    /// Longest wait, in seconds, for an HTTP upstream to answer one call.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    upstream_timeout: f64,
     /// The defense deciding each call before it is forwarded (as for `gauntlet run`).
     #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
     defense: String,
@@ -322,6 +325,9 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
         })?,
         None => Vec::new(),
     };
+    if !(a.upstream_timeout.is_finite() && a.upstream_timeout > 0.0) {
+        anyhow::bail!("--upstream-timeout: must be a positive number of seconds");
+    }
     if !a.upstream_header.is_empty() && a.upstream_url.is_none() {
         anyhow::bail!("--upstream-header: headers go to an HTTP upstream; give --upstream-url");
     }
@@ -335,7 +341,14 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     let upstream = rt.block_on(async {
         match (&a.upstream, &a.upstream_url) {
             (Some(cmd), None) => gauntlet_mcp::Upstream::command(cmd).await,
-            (None, Some(url)) => gauntlet_mcp::Upstream::url_with_headers(url, &headers).await,
+            (None, Some(url)) => {
+                gauntlet_mcp::Upstream::url_with(
+                    url,
+                    &headers,
+                    std::time::Duration::from_secs_f64(a.upstream_timeout),
+                )
+                .await
+            }
             _ => Err(gauntlet_mcp::McpFrontError::Config(
                 "give the upstream server: --upstream 'CMD ARGS' or --upstream-url URL".into(),
             )),

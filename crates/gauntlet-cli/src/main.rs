@@ -613,7 +613,8 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         Ok(s) => s,
         Err(e) => {
             if let (Some(st), Some(id)) = (&store, &run_id) {
-                models.save_ledger(st, id)?;
+                // The run's error is what matters; a ledger that cannot be saved must not hide it.
+                let _ = models.save_ledger(st, id);
                 st.finish_run(id, "failed", None)?;
             }
             return Err(e).context(match &a.json {
@@ -1208,8 +1209,11 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                     .with_context(|| format!("--resume: the stored suites of run {id}"))?;
                 defenses = serde_json::from_value(info.args["defense"].clone())
                     .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
-                config_path = serde_json::from_value(info.args["config"].clone())
-                    .with_context(|| format!("--resume: the stored config of run {id}"))?;
+                // A --config given now wins (the stored path may not resolve from here).
+                if config_path.is_none() {
+                    config_path = serde_json::from_value(info.args["config"].clone())
+                        .with_context(|| format!("--resume: the stored config of run {id}"))?;
+                }
                 resumed = Some(info);
             }
             let started = Instant::now();
@@ -1248,7 +1252,11 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                 (None, _) => None,
             };
             let cfg = config::Config::load_opt(config_path.as_deref())?;
-            let models = Models::for_defenses(&cfg, &defenses)?;
+            let mut models = Models::for_defenses(&cfg, &defenses)?;
+            if let Some((st, id)) = &recorded {
+                // A resumed run's earlier spend (nothing for a new run).
+                models.carry(st, id)?;
+            }
             let code = match privilege_report(
                 &suite,
                 &models,
@@ -1260,8 +1268,11 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                 Ok(c) => c,
                 Err(e) => {
                     if let Some((st, id)) = &recorded {
+                        // The run's error is what matters; a ledger that cannot be saved must not hide it.
+                        let _ = models.save_ledger(st, id);
                         st.finish_run(id, "failed", None)?;
                     }
+                    models.report();
                     return Err(e);
                 }
             };
@@ -1336,7 +1347,7 @@ fn privilege_report(
         }
         let d = models.defense(spec)?;
         let started = Instant::now();
-        let mut writer = store.map(|(st, id)| st.writer(id));
+        let mut writer = store.map(|(st, id)| st.writer(id).with_ledger(models.ledger_source()));
         let s =
             gauntlet_privilege::score_with(suite, d.as_ref(), &mut |k, _, decision| match writer
                 .as_mut()
@@ -1390,8 +1401,10 @@ fn privilege_report(
             .with_context(|| format!("--json: cannot write {}", path.display()))?;
     }
     if let Some((st, id)) = store {
+        models.save_ledger(st, id)?;
         st.finish_run(id, "complete", Some(&doc))?;
     }
+    models.report();
     Ok(gate_exit(
         gates,
         &gauntlet_report::gate::privilege_metrics(&scores),
@@ -1859,7 +1872,8 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         Ok(r) => r,
         Err(e) => {
             if let (Some(st), Some(id)) = (&store, &run_id) {
-                models.save_ledger(st, id)?;
+                // The run's error is what matters; a ledger that cannot be saved must not hide it.
+                let _ = models.save_ledger(st, id);
                 st.finish_run(id, "failed", None)?;
             }
             return Err(e.into());

@@ -46,32 +46,47 @@ impl Upstream {
         })
     }
 
+    /// How long a call to an HTTP upstream may take unless told otherwise.
+    pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
     /// Connects to an upstream's streamable HTTP endpoint.
     pub async fn url(url: &str) -> Result<Upstream, McpFrontError> {
-        Upstream::url_with_headers(url, &[]).await
+        Upstream::url_with(url, &[], Upstream::DEFAULT_TIMEOUT).await
     }
 
-    /// Connects to an upstream's streamable HTTP endpoint, sending `headers` (name, value) with every request.
-    /// Values are marked sensitive: they are credentials, as a rule, and never appear in errors.
-    pub async fn url_with_headers(
+    /// Connects to an upstream's streamable HTTP endpoint, sending `headers` (name, value) with every request
+    /// and giving each request `timeout` to be answered. Header values are marked sensitive: they are
+    /// credentials, as a rule, and never appear in errors.
+    pub async fn url_with(
         url: &str,
         headers: &[(String, String)],
+        timeout: std::time::Duration,
     ) -> Result<Upstream, McpFrontError> {
         let mut extra = reqwest::header::HeaderMap::new();
         for (name, value) in headers {
             let n = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
                 McpFrontError::Config(format!("{name:?} is not a valid HTTP header name"))
             })?;
+            if extra.contains_key(&n) {
+                // The client would send only the first of them.
+                return Err(McpFrontError::Config(format!(
+                    "header {name} is given twice"
+                )));
+            }
             let mut v = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
                 McpFrontError::Config(format!(
                     "the value of header {name} is not a valid HTTP header value"
                 ))
             })?;
             v.set_sensitive(true);
-            extra.append(n, v);
+            extra.insert(n, v);
         }
-        let http = HttpUpstream::connect(url, extra).await.map_err(|e| {
-            McpFrontError::Protocol(format!("upstream {url} did not start an MCP session: {e}"))
+        let opts = crate::upstream_http::HttpOptions {
+            headers: extra,
+            timeout,
+        };
+        let http = HttpUpstream::connect(url, opts).await.map_err(|e| {
+            McpFrontError::Protocol(format!("the upstream did not start an MCP session: {e}"))
         })?;
         Ok(Upstream {
             link: Link::Http(http),
@@ -87,6 +102,7 @@ impl Upstream {
             Link::Http(http) => {
                 let mut tools = Vec::new();
                 let mut cursor: Option<String> = None;
+                let mut seen = std::collections::HashSet::new();
                 loop {
                     let params = match &cursor {
                         Some(c) => json!({ "cursor": c }),
@@ -101,10 +117,17 @@ impl Upstream {
                         ))
                     })?;
                     tools.extend(page.tools);
-                    // A server that hands back the same cursor would loop for ever.
+                    // A server whose cursors come round again would be listed for ever.
                     match page.next_cursor {
-                        Some(next) if cursor.as_ref() != Some(&next) => cursor = Some(next),
-                        _ => break,
+                        Some(next) if seen.len() < 10_000 && seen.insert(next.clone()) => {
+                            cursor = Some(next)
+                        }
+                        Some(_) => {
+                            return Err(McpFrontError::Protocol(
+                                "the upstream's tool list pages come round in a cycle".into(),
+                            ));
+                        }
+                        None => break,
                     }
                 }
                 tools

@@ -8,36 +8,70 @@
 use crate::McpFrontError;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 /// The protocol version this client asks for.
 const PROTOCOL: &str = "2025-06-18";
+/// Versions whose streamable HTTP transport this client speaks; a server that answers another is refused.
+const SPOKEN: [&str; 2] = ["2025-06-18", "2025-03-26"];
 /// Largest response (a JSON body, or the whole SSE stream up to our answer) read from the upstream.
 const MAX_RESPONSE: usize = 16 << 20;
 const SESSION: &str = "mcp-session-id";
 const VERSION: &str = "mcp-protocol-version";
 
-/// The session the server gave, if any, and the version it agreed to.
+/// The session the server gave, if any, and the version it agreed to. Replaced whole when renewed, so a call
+/// always sends one session's id and version together.
 #[derive(Default)]
 struct Session {
     id: Option<HeaderValue>,
     version: Option<HeaderValue>,
+    /// Counts renewals: a call that met an expired session renews it only if no other call did meanwhile.
+    epoch: u64,
+}
+
+/// How the proxy reaches an HTTP upstream.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpOptions {
+    /// Headers sent with every request (credentials, typically).
+    pub headers: HeaderMap,
+    /// Longest wait for one request's answer (the whole exchange, stream included).
+    pub timeout: Duration,
 }
 
 /// A connection to one streamable HTTP endpoint.
 pub(crate) struct HttpUpstream {
     client: reqwest::Client,
     url: String,
-    session: RwLock<Session>,
+    /// The URL as errors show it: no credentials, no query (hosted servers put keys in either).
+    shown: String,
+    session: RwLock<Arc<Session>>,
+    /// Held while a session is being renewed.
+    renewing: tokio::sync::Mutex<()>,
     next_id: AtomicU64,
+    timeout: Duration,
+}
+
+/// `scheme://host[:port]/path` of a URL: what may appear in an error, a tool result or a log.
+fn shown(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(u) => format!(
+            "{}://{}{}{}",
+            u.scheme(),
+            u.host_str().unwrap_or(""),
+            u.port().map(|p| format!(":{p}")).unwrap_or_default(),
+            u.path()
+        ),
+        Err(_) => "the upstream URL".to_string(),
+    }
 }
 
 impl HttpUpstream {
-    /// Connects and runs the initialize handshake; `extra` headers (credentials, typically) go with every request.
+    /// Connects and runs the initialize handshake.
     pub(crate) async fn connect(
         url: &str,
-        extra: HeaderMap,
+        opts: HttpOptions,
     ) -> Result<HttpUpstream, McpFrontError> {
         // reqwest is built without a default TLS provider (aws-lc costs minutes of build); ring is ours.
         static CRYPTO: std::sync::Once = std::sync::Once::new();
@@ -47,49 +81,88 @@ impl HttpUpstream {
         let client = reqwest::Client::builder()
             // Small messages, one per call: send each at once (no Nagle), as the server side does.
             .tcp_nodelay(true)
-            .default_headers(extra)
+            .default_headers(opts.headers)
+            // A redirect would carry the credential headers to another host.
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(opts.timeout.min(Duration::from_secs(10)))
             .build()
-            .map_err(|e| McpFrontError::Protocol(format!("HTTP client: {e}")))?;
+            .map_err(|e| McpFrontError::Protocol(format!("HTTP client: {}", e.without_url())))?;
         let up = HttpUpstream {
             client,
             url: url.to_string(),
-            session: RwLock::new(Session::default()),
+            shown: shown(url),
+            session: RwLock::new(Arc::new(Session::default())),
+            renewing: tokio::sync::Mutex::new(()),
             next_id: AtomicU64::new(0),
+            timeout: opts.timeout,
         };
-        up.initialize().await?;
+        let fresh = up.within("initialize", up.handshake(0)).await?;
+        up.install(fresh);
         Ok(up)
     }
 
-    async fn initialize(&self) -> Result<(), McpFrontError> {
-        if let Ok(mut s) = self.session.write() {
-            *s = Session::default();
+    fn current(&self) -> Arc<Session> {
+        self.session
+            .read()
+            .map(|s| s.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    fn install(&self, s: Session) {
+        match self.session.write() {
+            Ok(mut g) => *g = Arc::new(s),
+            Err(p) => *p.into_inner() = Arc::new(s),
         }
+    }
+
+    /// A new session: initialize, then the initialized notification under the new session's headers.
+    async fn handshake(&self, epoch: u64) -> Result<Session, McpFrontError> {
         let params = json!({
             "protocolVersion": PROTOCOL,
             "capabilities": {},
             "clientInfo": {"name": "gauntlet-proxy", "version": env!("CARGO_PKG_VERSION")},
         });
-        let (result, headers) = self.exchange("initialize", params).await?;
+        let none = Session::default();
+        let (result, headers) = self
+            .exchange("initialize", params, &none)
+            .await
+            .map_err(McpFrontError::from)?;
         let version = result
             .get("protocolVersion")
             .and_then(Value::as_str)
-            .ok_or_else(|| {
-                McpFrontError::Protocol(format!(
-                    "upstream {}: the initialize result has no protocolVersion",
-                    self.url
-                ))
-            })?;
-        let version = HeaderValue::from_str(version).map_err(|_| {
-            McpFrontError::Protocol(format!(
-                "upstream {}: protocolVersion {version:?} is not a valid header value",
-                self.url
-            ))
-        })?;
-        if let Ok(mut s) = self.session.write() {
-            s.id = headers.get(SESSION).cloned();
-            s.version = Some(version);
+            .ok_or_else(|| self.fail("initialize", "the result has no protocolVersion"))?;
+        if !SPOKEN.contains(&version) {
+            return Err(self.fail(
+                "initialize",
+                format!(
+                    "the server speaks protocol {version:?}; this client speaks {}",
+                    SPOKEN.join(", ")
+                ),
+            ));
         }
-        self.notify("notifications/initialized").await
+        let session = Session {
+            id: headers.get(SESSION).cloned(),
+            version: HeaderValue::from_str(version).ok(),
+            epoch,
+        };
+        self.notify("notifications/initialized", &session).await?;
+        Ok(session)
+    }
+
+    /// Runs `f` within the request timeout.
+    async fn within<T>(
+        &self,
+        method: &str,
+        f: impl std::future::Future<Output = Result<T, McpFrontError>>,
+    ) -> Result<T, McpFrontError> {
+        tokio::time::timeout(self.timeout, f)
+            .await
+            .unwrap_or_else(|_| {
+                Err(self.fail(
+                    method,
+                    format!("no answer within {:.0} s", self.timeout.as_secs_f64()),
+                ))
+            })
     }
 
     /// Sends a request and returns its result; renews the session once if the server has forgotten it.
@@ -98,58 +171,77 @@ impl HttpUpstream {
         method: &str,
         params: Value,
     ) -> Result<Value, McpFrontError> {
-        match self.exchange(method, params.clone()).await {
-            Err(Expired) => {
-                self.initialize().await?;
-                self.exchange(method, params).await.map(|(v, _)| v)
+        self.within(method, async {
+            let session = self.current();
+            match self.exchange(method, params.clone(), &session).await {
+                Err(Failure::Expired) => {
+                    let renewed = {
+                        let _one_at_a_time = self.renewing.lock().await;
+                        let now = self.current();
+                        if now.epoch == session.epoch {
+                            // Nobody renewed it since this call began: renew it here.
+                            let fresh = self.handshake(session.epoch + 1).await?;
+                            self.install(fresh);
+                        }
+                        self.current()
+                    };
+                    self.exchange(method, params, &renewed)
+                        .await
+                        .map(|(v, _)| v)
+                        .map_err(McpFrontError::from)
+                }
+                r => r.map(|(v, _)| v).map_err(McpFrontError::from),
             }
-            r => r.map(|(v, _)| v),
-        }
-        .map_err(McpFrontError::from)
+        })
+        .await
     }
 
-    /// Headers every message after the handshake carries.
-    fn headers(&self) -> HeaderMap {
+    /// The headers of every message: content types, and the session's id and version once there is one.
+    fn headers(session: &Session) -> HeaderMap {
         let mut h = HeaderMap::new();
         h.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
         );
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Ok(s) = self.session.read() {
-            if let Some(id) = &s.id {
-                h.insert(SESSION, id.clone());
-            }
-            if let Some(v) = &s.version {
-                h.insert(VERSION, v.clone());
-            }
+        if let Some(id) = &session.id {
+            h.insert(SESSION, id.clone());
+        }
+        if let Some(v) = &session.version {
+            h.insert(VERSION, v.clone());
         }
         h
     }
 
-    async fn post(&self, body: &Value) -> Result<reqwest::Response, McpFrontError> {
+    async fn post(
+        &self,
+        body: &Value,
+        session: &Session,
+    ) -> Result<reqwest::Response, McpFrontError> {
         let body = serde_json::to_vec(body)
             .map_err(|e| McpFrontError::Protocol(format!("encoding a message: {e}")))?;
         self.client
             .post(&self.url)
-            .headers(self.headers())
+            .headers(Self::headers(session))
             .body(body)
             .send()
             .await
-            .map_err(|e| McpFrontError::Protocol(format!("upstream {}: {e}", self.url)))
+            .map_err(|e| self.fail("POST", e.without_url()))
     }
 
     /// One request and its answer, with the response's headers.
-    async fn exchange(&self, method: &str, params: Value) -> Result<(Value, HeaderMap), Failure> {
+    async fn exchange(
+        &self,
+        method: &str,
+        params: Value,
+        session: &Session,
+    ) -> Result<(Value, HeaderMap), Failure> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let mut resp = self.post(&msg).await?;
+        let mut resp = self.post(&msg, session).await?;
         let status = resp.status();
-        if status == reqwest::StatusCode::NOT_FOUND
-            && method != "initialize"
-            && self.session.read().is_ok_and(|s| s.id.is_some())
-        {
-            return Err(Expired);
+        if status == reqwest::StatusCode::NOT_FOUND && session.id.is_some() {
+            return Err(Failure::Expired);
         }
         if !status.is_success() {
             let text = read_limited(&mut resp).await.unwrap_or_default();
@@ -167,14 +259,12 @@ impl HttpUpstream {
             let body = read_limited(&mut resp).await?;
             let v: Value = serde_json::from_slice(&body)
                 .map_err(|e| self.fail(method, format!("the response is not JSON: {e}")))?;
-            // A JSON body holds one message, or (2025-03-26) a batch of them.
-            let found = match v {
-                Value::Array(items) => items.into_iter().find(|m| answers(m, id)),
-                m => answers(&m, id).then_some(m),
-            };
-            found.ok_or_else(|| self.fail(method, "the response does not answer the request"))?
+            messages(v)
+                .into_iter()
+                .find(|m| answers(m, id))
+                .ok_or_else(|| self.fail(method, "the response does not answer the request"))?
         } else if kind.starts_with("text/event-stream") {
-            self.read_stream(&mut resp, method, id).await?
+            self.read_stream(&mut resp, method, id, session).await?
         } else {
             return Err(self
                 .fail(method, format!("unexpected content type {kind:?}"))
@@ -199,14 +289,17 @@ impl HttpUpstream {
         resp: &mut reqwest::Response,
         method: &str,
         id: u64,
+        session: &Session,
     ) -> Result<Value, McpFrontError> {
         let mut sse = Sse::default();
         let mut total = 0usize;
         loop {
-            let chunk = resp
-                .chunk()
-                .await
-                .map_err(|e| self.fail(method, format!("reading the event stream: {e}")))?;
+            let chunk = resp.chunk().await.map_err(|e| {
+                self.fail(
+                    method,
+                    format!("reading the event stream: {}", e.without_url()),
+                )
+            })?;
             let Some(chunk) = chunk else {
                 return Err(self.fail(method, "the event stream ended without an answer"));
             };
@@ -215,23 +308,25 @@ impl HttpUpstream {
                 return Err(self.fail(method, "the event stream is over 16 MiB"));
             }
             for data in sse.push(&chunk) {
-                let Ok(m) = serde_json::from_str::<Value>(&data) else {
+                let Ok(v) = serde_json::from_str::<Value>(&data) else {
                     continue;
                 };
-                if answers(&m, id) {
-                    return Ok(m);
-                }
-                if let (Some(their_id), Some(asked)) =
-                    (m.get("id"), m.get("method").and_then(Value::as_str))
-                {
-                    self.reply(their_id.clone(), asked).await;
+                for m in messages(v) {
+                    if answers(&m, id) {
+                        return Ok(m);
+                    }
+                    if let (Some(their_id), Some(asked)) =
+                        (m.get("id"), m.get("method").and_then(Value::as_str))
+                    {
+                        self.reply(their_id.clone(), asked, session).await;
+                    }
                 }
             }
         }
     }
 
     /// Answers a request the server sent on a stream.
-    async fn reply(&self, id: Value, method: &str) {
+    async fn reply(&self, id: Value, method: &str, session: &Session) {
         let msg = if method == "ping" {
             json!({"jsonrpc": "2.0", "id": id, "result": {}})
         } else {
@@ -241,12 +336,12 @@ impl HttpUpstream {
             }})
         };
         // The server asked; if it cannot hear the answer, its own timeout handles that.
-        let _ = self.post(&msg).await;
+        let _ = self.post(&msg, session).await;
     }
 
-    async fn notify(&self, method: &str) -> Result<(), McpFrontError> {
+    async fn notify(&self, method: &str, session: &Session) -> Result<(), McpFrontError> {
         let resp = self
-            .post(&json!({"jsonrpc": "2.0", "method": method}))
+            .post(&json!({"jsonrpc": "2.0", "method": method}), session)
             .await?;
         if resp.status().is_success() {
             Ok(())
@@ -256,19 +351,20 @@ impl HttpUpstream {
     }
 
     fn fail(&self, method: &str, why: impl std::fmt::Display) -> McpFrontError {
-        McpFrontError::Protocol(format!("upstream {} ({method}): {why}", self.url))
+        McpFrontError::Protocol(format!("upstream {} ({method}): {why}", self.shown))
     }
 
     /// Ends the session: tells the server, which may keep it otherwise.
     pub(crate) async fn close(&self) {
-        let id = self.session.read().ok().and_then(|s| s.id.clone());
-        if let Some(id) = id {
-            let _ = self
-                .client
-                .delete(&self.url)
-                .header(SESSION, id)
-                .send()
-                .await;
+        let session = self.current();
+        if session.id.is_some() {
+            let mut h = Self::headers(&session);
+            h.remove(CONTENT_TYPE);
+            let _ = tokio::time::timeout(
+                self.timeout,
+                self.client.delete(&self.url).headers(h).send(),
+            )
+            .await;
         }
     }
 }
@@ -278,7 +374,6 @@ enum Failure {
     Expired,
     Other(McpFrontError),
 }
-use Failure::Expired;
 
 impl From<McpFrontError> for Failure {
     fn from(e: McpFrontError) -> Self {
@@ -289,9 +384,19 @@ impl From<McpFrontError> for Failure {
 impl From<Failure> for McpFrontError {
     fn from(f: Failure) -> Self {
         match f {
-            Expired => McpFrontError::Protocol("the upstream session expired twice".into()),
+            Failure::Expired => McpFrontError::Protocol(
+                "the upstream forgot the session again right after it was renewed".into(),
+            ),
             Failure::Other(e) => e,
         }
+    }
+}
+
+/// The messages of a body: one, or (2025-03-26) a batch.
+fn messages(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(items) => items,
+        m => vec![m],
     }
 }
 
@@ -430,6 +535,10 @@ mod tests {
         {
             return axum::http::StatusCode::UNAUTHORIZED.into_response();
         }
+        if msg["params"]["name"] == "slow" {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            return axum::http::StatusCode::NO_CONTENT.into_response();
+        }
         let Ok(mut f) = st.lock() else {
             return axum::http::StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
@@ -455,6 +564,14 @@ mod tests {
                 axum::http::StatusCode::NOT_FOUND.into_response()
             }
             None => axum::http::StatusCode::ACCEPTED.into_response(),
+            Some(_) if msg["params"]["name"] == "cut" => (
+                [("content-type", "text/event-stream")],
+                format!(
+                    "data: {}\n\n",
+                    json!({"jsonrpc":"2.0","method":"notifications/message","params":{}})
+                ),
+            )
+                .into_response(),
             Some(_) if msg["params"]["name"] == "bad" => (
                 [("content-type", "application/json")],
                 json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":"no tool bad"}})
@@ -480,6 +597,15 @@ mod tests {
         let st = Shared::default();
         let app = axum::Router::new()
             .route("/mcp", axum::routing::post(fake))
+            .route(
+                "/moved",
+                axum::routing::post(|| async {
+                    (
+                        axum::http::StatusCode::TEMPORARY_REDIRECT,
+                        [("location", "/mcp")],
+                    )
+                }),
+            )
             .with_state(st.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -488,19 +614,33 @@ mod tests {
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        let url = format!("http://{addr}/mcp");
-        let e = HttpUpstream::connect(&url, HeaderMap::new())
+        let url = format!("http://{addr}/mcp?key=SECRET-IN-QUERY");
+        let opts = |headers: HeaderMap| HttpOptions {
+            headers,
+            timeout: Duration::from_millis(500),
+        };
+        let e = HttpUpstream::connect(&url, opts(HeaderMap::new()))
             .await
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("HTTP 401"), "no credentials: {e}");
-        let mut creds = HeaderMap::new();
-        creds.insert(
-            reqwest::header::AUTHORIZATION,
-            HeaderValue::from_static("Bearer t0k"),
+        assert!(
+            !e.contains("SECRET"),
+            "the URL's query stays out of errors: {e}"
         );
-        let up = HttpUpstream::connect(&url, creds)
+        // A redirect is not followed (it would carry the credentials elsewhere).
+        let e = HttpUpstream::connect(&format!("http://{addr}/moved"), opts(HeaderMap::new()))
+            .await
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("HTTP 307"), "{e}");
+        let mut creds = HeaderMap::new();
+        let mut v = HeaderValue::from_static("Bearer t0k");
+        v.set_sensitive(true);
+        creds.insert(reqwest::header::AUTHORIZATION, v);
+        let up = HttpUpstream::connect(&url, opts(creds))
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         let r = up
@@ -524,6 +664,7 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("no tool bad (error -32602)"), "{e}");
+        assert!(!e.contains("SECRET") && !e.contains("t0k"), "{e}");
         let got = st.lock().map(|f| f.got.clone()).unwrap_or_default();
         let sessions: Vec<Option<&str>> = got.iter().map(|(s, _)| s.as_deref()).collect();
         let methods: Vec<&str> = got
@@ -562,6 +703,77 @@ mod tests {
         );
         // The ping on the stream was answered with an empty result under the server's id.
         assert_eq!(got[3].1, json!({"jsonrpc":"2.0","id":"srv-1","result":{}}));
+    }
+
+    /// Serves the fake on a free port; returns the endpoint's URL and the shared state.
+    async fn start_fake() -> (String, Shared) {
+        let st = Shared::default();
+        let app = axum::Router::new()
+            .route("/mcp", axum::routing::post(fake))
+            .with_state(st.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        (format!("http://{addr}/mcp"), st)
+    }
+
+    async fn connected(url: &str, timeout: Duration) -> HttpUpstream {
+        let mut creds = HeaderMap::new();
+        creds.insert(
+            reqwest::header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer t0k"),
+        );
+        HttpUpstream::connect(
+            url,
+            HttpOptions {
+                headers: creds,
+                timeout,
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[tokio::test]
+    async fn calls_that_meet_an_expired_session_together_renew_it_once() {
+        let (url, st) = start_fake().await;
+        let up = connected(&url, Duration::from_secs(5)).await;
+        if let Ok(mut f) = st.lock() {
+            f.forgotten = true;
+        }
+        let call = || up.request("tools/call", json!({"name": "x", "arguments": {}}));
+        let (a, b, c) = tokio::join!(call(), call(), call());
+        for r in [a, b, c] {
+            assert_eq!(
+                r.unwrap_or_else(|e| panic!("{e}"))["content"][0]["text"],
+                "ok"
+            );
+        }
+        assert_eq!(st.lock().map(|f| f.sessions).unwrap_or(0), 2, "one renewal");
+    }
+
+    #[tokio::test]
+    async fn a_stream_without_the_answer_and_a_silent_server_are_errors() {
+        let (url, _st) = start_fake().await;
+        let up = connected(&url, Duration::from_millis(300)).await;
+        let e = up
+            .request("tools/call", json!({"name": "cut"}))
+            .await
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("ended without an answer"), "{e}");
+        let e = up
+            .request("tools/call", json!({"name": "slow"}))
+            .await
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("no answer within"), "{e}");
     }
 
     proptest! {

@@ -293,7 +293,7 @@ fn case_path(rel: &str) -> String {
 fn an_alignment_check_blocks_the_injected_forward_and_lets_the_task_through() {
     // The model calls a proposed forward misaligned, anything else aligned.
     let m = mock_model(serde_json::json!([
-        {"when": "Proposed call:\nmail.forward", "structured": true,
+        {"when": "Proposed call: \"mail.forward\"", "structured": true,
          "content": "{\"aligned\": false, \"reason\": \"forwards mail to a party the task does not involve\"}"},
         {"when": "Proposed call:", "structured": true,
          "content": "{\"aligned\": true, \"reason\": \"serves the task\"}"}
@@ -385,7 +385,14 @@ fn a_tool_filter_is_scored_by_the_privilege_job_and_refused_by_the_gateway() {
     let (f, t) = (score("tool-filter:mock/filter"), score("tool-allowlist"));
     assert_eq!(f["sufficiency"], t["sufficiency"], "{f}\n{t}");
     assert_eq!(f["leakage"], t["leakage"], "{f}\n{t}");
-    assert!(m.server.stats().requests >= 1);
+    // One request per task, through the defense's own pool and ledger.
+    let requests = m.server.stats().requests;
+    assert!(requests >= 1);
+    assert!(
+        stderr(&o).contains(&format!("model mock/filter [defense]: {requests} requests")),
+        "{}",
+        stderr(&o)
+    );
     // The gateway commands load no models and say so.
     let o = gauntlet(&[
         "gateway",

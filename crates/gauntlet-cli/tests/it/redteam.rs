@@ -704,7 +704,7 @@ fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
     let o = gauntlet(&["runs", "show", &id, "--store", &store]);
     let stored = stored_requests(&stdout(&o));
     // The resumed process made `total - killed` requests; the stored ledger has those plus what the killed
-    // process had saved with its results (all but the requests behind results it had not yet committed).
+    // process had saved with its last batch of results (all but what it spent after that batch).
     let carried = stored.saturating_sub(total - killed);
     assert!(
         carried > 0 && carried <= killed,
