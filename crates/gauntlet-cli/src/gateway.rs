@@ -58,9 +58,12 @@ pub struct ServeArgs {
     /// injection rules to tool results.
     #[arg(long, default_value = "benign")]
     setting: String,
-    /// The defense in the gateway (as for `gauntlet run`).
+    /// The defense in the gateway (as for `gauntlet run`; a model-based one reads the case's task).
     #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
     defense: String,
+    /// Config file (YAML: providers, pool limits) for a model-based defense.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     #[command(flatten)]
     listen: ListenArgs,
     /// When the session ends it is recorded as a one-episode run (`gauntlet report RUN_ID`).
@@ -89,17 +92,19 @@ pub struct ProxyArgs {
     /// The defense deciding each call before it is forwarded (as for `gauntlet run`).
     #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
     defense: String,
+    /// The user's task, for defenses that read it (`alignment-check:MODEL`, `tool-filter:MODEL`, a policy's
+    /// `task.prompt`): a proxy otherwise knows no task.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    task: String,
+    /// Config file (YAML: providers, pool limits) for a model-based defense.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Injection rules applied to upstream results (YAML: a list of `{tool, when?, mode, text, field?, uses?}`,
     /// as in a case's `attack.inject`).
     #[arg(long, value_name = "FILE")]
     inject: Option<PathBuf>,
     #[command(flatten)]
     listen: ListenArgs,
-}
-
-/// The gateway commands load no models: model-based defenses run under `gauntlet run` and `gauntlet privilege`.
-fn no_models(_: &str) -> std::result::Result<gauntlet_defense::ModelLink, String> {
-    Err("model-based defenses run with `gauntlet run` and `gauntlet privilege`; the gateway commands do not load models".into())
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -184,8 +189,11 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
             a.case
         );
     }
-    let defense = gauntlet_defense::from_spec_with(&a.defense, &no_models)
-        .map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let models = crate::Models::for_defenses(
+        &crate::config::Config::load_opt(a.config.as_deref())?,
+        std::slice::from_ref(&a.defense),
+    )?;
+    let defense = models.defense(&a.defense)?;
     let gw = pc
         .gateway(setting, defense.as_ref())
         .map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
@@ -266,7 +274,9 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
             "gauntlet gateway: session recorded as run {id} in {} (gauntlet report {id} --format html)",
             a.store.path.display()
         );
+        models.save_ledger(&st, &id)?;
     }
+    models.report();
     Ok(ExitCode::SUCCESS)
 }
 
@@ -311,8 +321,11 @@ fn upstream_header(
 }
 
 fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
-    let defense = gauntlet_defense::from_spec_with(&a.defense, &no_models)
-        .map_err(|e| anyhow::anyhow!("--defense: {e}"))?;
+    let models = crate::Models::for_defenses(
+        &crate::config::Config::load_opt(a.config.as_deref())?,
+        std::slice::from_ref(&a.defense),
+    )?;
+    let defense = models.defense(&a.defense)?;
     let rules = match &a.inject {
         Some(p) => gauntlet_cases::case::load_injection_rules(p).map_err(|d| {
             anyhow::anyhow!(
@@ -358,6 +371,7 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
         rt.block_on(gauntlet_mcp::ProxyBackend::new(
             upstream,
             defense.as_ref(),
+            &a.task,
             rules,
             log_writer(&a.listen.log)?,
         ))
@@ -366,6 +380,7 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     serve(&rt, backend.clone(), "gauntlet-proxy", false, &a.listen)?;
     let (calls, denied, injected) = backend.counts();
     eprintln!("gauntlet gateway proxy: {calls} calls, {denied} denied, {injected} injected");
+    models.report();
     rt.block_on(backend.close());
     Ok(ExitCode::SUCCESS)
 }

@@ -215,11 +215,13 @@ pub struct ProxyBackend {
 }
 
 impl ProxyBackend {
-    /// Lists the upstream's tools and prepares `defense` for them (a proxy has no task: a defense that allows
-    /// only a task's plan, such as `exact-args`, denies everything).
+    /// Lists the upstream's tools and prepares `defense` for them and the user's `task` (empty if none was
+    /// given). A proxy has no plan: a defense that allows only a task's plan, such as `exact-args`, denies
+    /// everything.
     pub async fn new(
         upstream: Upstream,
         defense: &dyn Defense,
+        task: &str,
         rules: Vec<InjectionRule>,
         log: Option<Box<dyn Write + Send>>,
     ) -> Result<ProxyBackend, McpFrontError> {
@@ -240,7 +242,7 @@ impl ProxyBackend {
         let policy = defense
             .prepare(&TaskContext {
                 case_id: "proxy",
-                prompt: "",
+                prompt: task,
                 solution: &[],
                 tools: &specs,
             })

@@ -351,7 +351,7 @@ fn an_alignment_check_blocks_the_injected_forward_and_lets_the_task_through() {
 }
 
 #[test]
-fn a_tool_filter_is_scored_by_the_privilege_job_and_refused_by_the_gateway() {
+fn a_tool_filter_is_scored_by_the_privilege_job_and_guards_the_gateway() {
     // The filter names the task's read tools for any task.
     let m = mock_model(serde_json::json!([
         {"when": "User's task:", "structured": true,
@@ -393,19 +393,43 @@ fn a_tool_filter_is_scored_by_the_privilege_job_and_refused_by_the_gateway() {
         "{}",
         stderr(&o)
     );
-    // The gateway commands load no models and say so.
-    let o = gauntlet(&[
-        "gateway",
-        "serve",
-        "--case",
-        "mail.credential-exfiltration.001",
-        "--defense",
-        "tool-filter:mock/filter",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
+    // The gateway serves the case with the same defense: the filter reads the case's task once.
+    let before = m.server.stats().requests;
+    let mut serve = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
+        .args([
+            "gateway",
+            "serve",
+            "--no-store",
+            "--case",
+            "mail.credential-exfiltration.001",
+            "--defense",
+            "tool-filter:mock/filter",
+            "--config",
+            &m.cfg,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut stdin) = serve.stdin.take() {
+        use std::io::Write;
+        // A client that opens the session and leaves.
+        let _ = stdin.write_all(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "\n"
+            )
+            .as_bytes(),
+        );
+    }
+    let o = serve.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(m.server.stats().requests, before + 1);
     assert!(
-        stderr(&o)
-            .contains("model-based defenses run with `gauntlet run` and `gauntlet privilege`"),
+        stderr(&o).contains("model mock/filter [defense]: 1 requests"),
         "{}",
         stderr(&o)
     );

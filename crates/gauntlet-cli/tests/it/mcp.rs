@@ -629,3 +629,77 @@ fn a_failing_or_hanging_command_errors_its_episode() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cmd:COMMAND LINE"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_model_based_defense_guards_the_proxy_with_the_task_it_is_given() {
+    // The filter's model allows reading and echoing for this task, and nothing for any other.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let script_rules = serde_json::from_value(serde_json::json!([
+        {"when": "User's task:\nRead note n1 aloud", "structured": true,
+         "content": "{\"tools\": [\"read_note\", \"echo\"]}"}
+    ]))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mock = rt
+        .block_on(gauntlet_mock::MockServer::start_local(
+            gauntlet_mock::MockConfig {
+                script: script_rules,
+                ..Default::default()
+            },
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  mock: {{base_url: \"{}\"}}\n",
+            mock.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let upstream = format!("{} {}", mcp_python().display(), script("server.py"));
+    let (g, c) = (bin(), cfg.to_string_lossy().into_owned());
+    let args = [
+        "stdio",
+        &g,
+        "gateway",
+        "proxy",
+        "--upstream",
+        &upstream,
+        "--defense",
+        "tool-filter:mock/filter",
+        "--task",
+        "Read note n1 aloud",
+        "--config",
+        &c,
+        "--",
+        "read_note",
+        r#"{"id": "n1"}"#,
+        "delete_all",
+        "{}",
+    ];
+    let (o, lines) = client(&args, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        call(&lines, "read_note")["text"],
+        "Quarterly numbers are in the shared drive."
+    );
+    let del = call(&lines, "delete_all");
+    assert_eq!(del["is_error"], true);
+    assert!(
+        del["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tool-filter:mock/filter: delete_all is not among the tools"),
+        "{del}"
+    );
+    assert_eq!(
+        mock.stats().requests,
+        1,
+        "the filter asks once, at the start"
+    );
+}
