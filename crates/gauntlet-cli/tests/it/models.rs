@@ -393,3 +393,57 @@ fn an_http_app_is_tested_through_the_gateway() {
     assert_eq!(v["summary"]["errored"], 1);
     drop(rt);
 }
+
+#[test]
+fn a_resumed_run_s_ledger_covers_the_killed_process_s_spend() {
+    let m = mock(MockConfig {
+        latency: std::time::Duration::from_millis(80),
+        ..MockConfig::default()
+    });
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = config(dir.path(), &m.server.base_url());
+    let store = dir.path().join("g.db").to_string_lossy().into_owned();
+    let bin = assert_cmd::cargo::cargo_bin("gauntlet");
+    let mut child = std::process::Command::new(&bin)
+        .args([
+            "run",
+            "-q",
+            "--agent",
+            "mock/literal",
+            "--settings",
+            "benign",
+            "--concurrency",
+            "2",
+            "--config",
+            &cfg,
+            "--store",
+            &store,
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let finished_early = child.try_wait().ok().flatten().is_some();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(!finished_early, "the run ended before it could be killed");
+    let killed = m.server.stats().requests;
+    let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
+    let id = stdout(&o)
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+        .and_then(|v| v["id"].as_str().map(String::from))
+        .unwrap_or_else(|| panic!("no run recorded"));
+    let o = gauntlet(&["run", "--resume", &id, "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let total = m.server.stats().requests;
+    // The ledger printed at the end covers both processes: more than the resumed one sent, and no more
+    // than the mock served.
+    let printed = ledger_requests(&stderr(&o), "mock/literal [target]");
+    assert!(
+        printed > total - killed && printed <= total,
+        "printed {printed}, killed process {killed}, whole run {total}"
+    );
+}
