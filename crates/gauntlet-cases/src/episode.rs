@@ -411,18 +411,24 @@ impl PreparedCase {
         replies: &[String],
     ) -> EpisodeRecord {
         let (verdict, task_success) = self.judge(gateway, replies);
+        // A defense that could not decide makes the session errored, as in a run: never a defense that held.
+        let failed = gateway.defense_error().map(|e| e.to_string());
         EpisodeRecord {
             index: 0,
             case: self.case.id.clone(),
             setting,
             target: target.to_string(),
             rep: 0,
-            status: "ok".into(),
-            error: None,
+            status: if failed.is_some() { "errored" } else { "ok" }.into(),
+            stop: if failed.is_some() {
+                Stop::Error
+            } else {
+                Stop::ControllerDone
+            },
+            error: failed,
             verdict,
             task_success,
             task_success_error: None,
-            stop: Stop::ControllerDone,
             decisions: Vec::new(),
             trace: Trace {
                 turns: vec![Turn {

@@ -432,6 +432,18 @@ pub fn plan_len(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> u
     plan(cases, targets, config).len()
 }
 
+/// What each planned episode is, in run order: (case index, setting, target index, repetition).
+pub fn plan_entries(
+    cases: &[PreparedCase],
+    targets: usize,
+    config: &RunConfig,
+) -> Vec<(usize, Setting, usize, u32)> {
+    plan(cases, targets, config)
+        .into_iter()
+        .map(|j| (j.case, j.setting, j.target, j.rep))
+        .collect()
+}
+
 fn plan(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> Vec<Job> {
     let jobs = whole_plan(cases, targets, config);
     match config.shard {

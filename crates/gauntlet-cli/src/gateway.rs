@@ -220,7 +220,9 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
         record.verdict.clone(),
         record.task_success,
     );
-    {
+    if let Some(e) = &record.error {
+        eprintln!("gauntlet gateway: {calls} calls; the session is errored: {e}");
+    } else {
         eprintln!(
             "gauntlet gateway: {calls} calls; case {}: {:?}{}; task {}",
             pc.case.id,
@@ -340,6 +342,12 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     };
     if !(a.upstream_timeout.is_finite() && a.upstream_timeout > 0.0) {
         anyhow::bail!("--upstream-timeout: must be a positive number of seconds");
+    }
+    if crate::is_model_defense(&a.defense) && a.task.trim().is_empty() {
+        anyhow::bail!(
+            "--task: {} judges calls against the user's task; a proxy knows none unless told (--task TEXT)",
+            a.defense
+        );
     }
     if !a.upstream_header.is_empty() && a.upstream_url.is_none() {
         anyhow::bail!("--upstream-header: headers go to an HTTP upstream; give --upstream-url");

@@ -460,6 +460,11 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let concurrency = a
         .concurrency
         .unwrap_or(if models.any() { 16.max(cores) } else { cores });
+    if a.shard.is_some() && !gates.is_empty() {
+        bail!(
+            "--fail-on: a shard's figures cover only its part of the run; gate the merged run instead (gauntlet report RUN_ID --fail-on …)"
+        );
+    }
     let shard = a
         .shard
         .as_deref()

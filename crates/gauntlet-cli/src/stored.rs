@@ -177,8 +177,8 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
             if store.no_store {
                 bail!("--no-store: merging writes the merged run to the store");
             }
-            let st = Store::open(&store.path)?;
-            let (id, header, summary) = merge(&st, &shards)?;
+            let mut st = Store::open(&store.path)?;
+            let (id, header, summary) = merge(&mut st, &shards)?;
             print_run(&mut out, &header, &summary)?;
             writeln!(
                 out,
@@ -839,7 +839,7 @@ fn unsharded(v: &serde_json::Value) -> serde_json::Value {
 }
 
 /// Joins complete shards into one run in `st`; returns its id, header and summary.
-fn merge(st: &Store, specs: &[String]) -> Result<(String, RunHeader, Summary)> {
+fn merge(st: &mut Store, specs: &[String]) -> Result<(String, RunHeader, Summary)> {
     let mut shards = specs
         .iter()
         .map(|s| open_shard(s))
@@ -882,6 +882,36 @@ fn merge(st: &Store, specs: &[String]) -> Result<(String, RunHeader, Summary)> {
             );
         }
     }
+    // What defines the run beyond its header (the controller, the agent's step limit, …); not how it ran.
+    let defining = |args: &serde_json::Value| {
+        let mut a = unsharded(args);
+        if let Some(o) = a.as_object_mut() {
+            for k in [
+                "json",
+                "quiet",
+                "concurrency",
+                "cache",
+                "cache_dir",
+                "budget",
+                "timeout",
+                "model_concurrency",
+                "config",
+            ] {
+                o.remove(k);
+            }
+        }
+        a
+    };
+    let args0 = defining(&shards[0].info.args);
+    for s in &shards[1..] {
+        if defining(&s.info.args) != args0 {
+            bail!(
+                "run {} and run {} are not shards of the same run: they were started with different arguments",
+                shards[0].info.id,
+                s.info.id
+            );
+        }
+    }
     let header: RunHeader = serde_json::from_value(header_v.clone())
         .with_context(|| format!("the stored header of run {}", shards[0].info.id))?;
     let mut args = unsharded(&shards[0].info.args);
@@ -901,6 +931,7 @@ fn merge(st: &Store, specs: &[String]) -> Result<(String, RunHeader, Summary)> {
             "the shards hold {stored} episodes but the run plans {total}: its suites changed since the shards ran"
         );
     }
+    let plan = gauntlet_cases::run::plan_entries(&cases, header.targets.len(), &header.config);
     let id = st.create_run(gauntlet_store::RunKind::Run, &args, &header_v, total as u64)?;
     let mut sum =
         gauntlet_cases::run::Summarizer::new(&cases, header.targets.clone(), &header.config);
@@ -910,15 +941,40 @@ fn merge(st: &Store, specs: &[String]) -> Result<(String, RunHeader, Summary)> {
         .collect();
     let written = (|| -> Result<()> {
         let mut w = st.writer(&id);
-        for g in 0..total {
+        for (g, &(ci, setting, ti, rep)) in plan.iter().enumerate() {
             let s = g % of;
-            let mut r = streams[s].next().with_context(|| {
-                format!(
+            let Some(mut r) = streams[s].next() else {
+                if let Some(e) = streams[s].error.take() {
+                    return Err(anyhow::Error::from(e)
+                        .context(format!("reading run {}", shards[s].info.id)));
+                }
+                bail!(
                     "run {}: episode {} is not in the store",
                     shards[s].info.id,
                     g / of
-                )
-            })?;
+                );
+            };
+            let want = (
+                cases[ci].case.id.as_str(),
+                setting,
+                header.targets[ti].as_str(),
+                rep,
+            );
+            if (r.case.as_str(), r.setting, r.target.as_str(), r.rep) != want {
+                bail!(
+                    "run {}: its episode {} is {}/{}/{}/{}, but the run plans {}/{}/{}/{} there: the shards ran different plans (did the suites change?)",
+                    shards[s].info.id,
+                    g / of,
+                    r.case,
+                    r.setting,
+                    r.target,
+                    r.rep,
+                    want.0,
+                    want.1,
+                    want.2,
+                    want.3
+                );
+            }
             r.index = g;
             sum.add(&r);
             w.episode(&r)?;
@@ -932,16 +988,17 @@ fn merge(st: &Store, specs: &[String]) -> Result<(String, RunHeader, Summary)> {
         Ok(())
     })();
     if let Err(e) = written {
-        st.finish_run(&id, "failed", None)?;
+        // A half-merged run is of no use (resuming it would run the whole plan): it goes.
+        let _ = st.delete_run(&id);
         return Err(e);
     }
     // The model ledgers add up.
     let mut ledgers: std::collections::BTreeMap<String, gauntlet_llm::Ledger> = Default::default();
     for s in &shards {
         for (model, counters) in s.store.ledger(&s.info.id)? {
-            if let Ok(snap) = serde_json::from_value::<gauntlet_llm::LedgerSnapshot>(counters) {
-                ledgers.entry(model).or_default().carry(&snap);
-            }
+            let snap: gauntlet_llm::LedgerSnapshot = serde_json::from_value(counters)
+                .with_context(|| format!("run {}: the stored ledger of {model}", s.info.id))?;
+            ledgers.entry(model).or_default().carry(&snap);
         }
     }
     for (model, l) in &ledgers {

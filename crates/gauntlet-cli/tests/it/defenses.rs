@@ -395,8 +395,8 @@ fn a_tool_filter_is_scored_by_the_privilege_job_and_guards_the_gateway() {
     );
     // The gateway serves the case with the same defense: the filter reads the case's task once.
     let before = m.server.stats().requests;
-    let mut serve = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
-        .args([
+    let o = serve_session(
+        &[
             "gateway",
             "serve",
             "--no-store",
@@ -406,26 +406,9 @@ fn a_tool_filter_is_scored_by_the_privilege_job_and_guards_the_gateway() {
             "tool-filter:mock/filter",
             "--config",
             &m.cfg,
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    if let Some(mut stdin) = serve.stdin.take() {
-        use std::io::Write;
-        // A client that opens the session and leaves.
-        let _ = stdin.write_all(
-            concat!(
-                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-                "\n",
-                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-                "\n"
-            )
-            .as_bytes(),
-        );
-    }
-    let o = serve.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+        ],
+        &[],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(m.server.stats().requests, before + 1);
     assert!(
@@ -433,4 +416,80 @@ fn a_tool_filter_is_scored_by_the_privilege_job_and_guards_the_gateway() {
         "{}",
         stderr(&o)
     );
+}
+
+/// Runs `gauntlet ARGS` (a stdio gateway) with a client that opens the session, sends `calls` (JSON-RPC
+/// requests) and leaves.
+fn serve_session(args: &[&str], calls: &[&str]) -> std::process::Output {
+    use std::io::Write;
+    let mut serve = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut stdin) = serve.stdin.take() {
+        let mut lines = vec![
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ];
+        lines.extend(calls);
+        for l in lines {
+            let _ = stdin.write_all(format!("{l}\n").as_bytes());
+        }
+    }
+    serve.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_session_whose_model_defense_fails_is_errored_not_held() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    // Nothing listens there, and no retry: the alignment check cannot decide.
+    std::fs::write(
+        &cfg,
+        "providers:\n  dead: {base_url: \"http://127.0.0.1:9/v1\"}\npool: {max_retries: 0, timeout_secs: 2}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let store = dir.path().join("g.db").to_string_lossy().into_owned();
+    let o = serve_session(
+        &[
+            "gateway",
+            "serve",
+            "--store",
+            &store,
+            "--case",
+            "mail.credential-exfiltration.001",
+            "--defense",
+            "alignment-check:dead/guard",
+            "--config",
+            &cfg.to_string_lossy(),
+        ],
+        &[
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mail__list","arguments":{}}}"#,
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the session is errored: defense alignment-check:dead/guard"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
+    let id = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+        .and_then(|v| v["id"].as_str().map(String::from))
+        .unwrap_or_else(|| panic!("no session recorded"));
+    let o = gauntlet(&["report", &id, "--format", "jsonl", "--store", &store]);
+    let ep: Value = serde_json::from_str(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .next()
+            .unwrap_or("{}"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ep["status"], "errored", "{ep}");
 }

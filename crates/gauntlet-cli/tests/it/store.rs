@@ -818,17 +818,25 @@ fn job_script(file: &str) -> (String, Vec<(String, String)>, usize) {
 #[test]
 fn the_kubernetes_jobs_shard_and_merge_a_run_as_one_piece() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let results = s(dir.path());
+    let results = dir.path().join("results");
     let bin = assert_cmd::cargo::cargo_bin("gauntlet");
     let path = format!(
         "{}:{}",
         bin.parent().map(s).unwrap_or_default(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let sh = |script: &str, env: &[(String, String)], index: usize| {
+    // One pod: its own scratch disk, the shared results volume.
+    let pod = |script: &str, env: &[(String, String)], index: usize| {
+        let scratch = dir.path().join(format!("scratch-{index}"));
+        std::fs::create_dir_all(&scratch).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(&results).unwrap_or_else(|e| panic!("{e}"));
         let o = std::process::Command::new("sh")
             .arg("-c")
-            .arg(script.replace("/results", &results))
+            .arg(
+                script
+                    .replace("/results", &s(&results))
+                    .replace("/scratch", &s(&scratch)),
+            )
             .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env("JOB_COMPLETION_INDEX", index.to_string())
             .env("PATH", &path)
@@ -836,36 +844,48 @@ fn the_kubernetes_jobs_shard_and_merge_a_run_as_one_piece() {
             .output()
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
     };
     let (script, env, n) = job_script("run-shards.yaml");
     assert!(
         script.contains(&format!("/{n}\"")),
         "--shard …/N must match completions ({n})"
     );
+    let var = |name: &str| {
+        env.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let (args, run_name) = (var("GAUNTLET_ARGS"), var("RUN_NAME"));
+    // Pod 0's container restarts after its shard finished but before the copy: it resumes from its disk.
+    let scratch0 = dir.path().join("scratch-0");
+    std::fs::create_dir_all(&scratch0).unwrap_or_else(|e| panic!("{e}"));
+    let db0 = s(&scratch0.join("shard-0.db"));
+    let shard0 = format!("0/{n}");
+    let mut a: Vec<&str> = vec!["run", "-q", "--shard", &shard0, "--store", &db0];
+    a.extend(args.split_whitespace());
+    assert!(gauntlet(&a).status.success());
     for i in 0..n {
-        sh(&script, &env, i);
+        pod(&script, &env, i);
     }
-    // A restarted pod resumes its shard: running it again keeps one run in its store.
-    sh(&script, &env, 0);
+    // A shard already on the results volume is done.
+    assert!(pod(&script, &env, 1).contains("already done"));
     let (merge, menv, _) = job_script("merge.yaml");
-    sh(&merge, &menv, 0);
+    pod(&merge, &menv, n);
 
     // The same run in one piece.
-    let args = env
-        .iter()
-        .find(|(k, _)| k == "GAUNTLET_ARGS")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_default();
     let reference = s(&dir.path().join("reference.json"));
     let mut a: Vec<&str> = vec!["run", "-q", "--no-store", "--json", &reference];
     a.extend(args.split_whitespace());
     let o = gauntlet(&a);
     assert!(o.status.success(), "{}", stderr(&o));
-    let got = std::fs::read_to_string(dir.path().join("report.json")).unwrap_or_default();
+    let out = results.join(&run_name);
+    let got = std::fs::read_to_string(out.join("report.json")).unwrap_or_default();
     let want = std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         got == want,
         "the merged report differs from the run in one piece"
     );
-    assert!(dir.path().join("report.html").exists());
+    assert!(out.join("report.html").exists() && out.join("merged.db").exists());
 }
