@@ -29,43 +29,7 @@ pub struct RunConfig {
     pub shard: Option<Shard>,
 }
 
-/// One of `of` interleaved parts of a run's plan: the episodes whose index in the whole plan is `index` modulo
-/// `of`. Interleaving spreads every case, setting and target over the shards, so they take about as long.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Shard {
-    /// This shard, from 0.
-    pub index: usize,
-    /// How many shards.
-    pub of: usize,
-}
-
-impl Shard {
-    /// Parses `I/N` (0 ≤ I < N).
-    pub fn parse(s: &str) -> Result<Shard, String> {
-        let (i, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("`{s}` is not I/N (for example 0/4)"))?;
-        let index: usize = i
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{i}` is not a shard number"))?;
-        let of: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{n}` is not a number of shards"))?;
-        if of == 0 || index >= of {
-            return Err(format!(
-                "shard {index} of {of}: shards are numbered 0 to N-1 and N is at least 1"
-            ));
-        }
-        Ok(Shard { index, of })
-    }
-
-    /// The index in the whole plan of this shard's `local`-th episode.
-    pub fn global(&self, local: usize) -> usize {
-        self.index + local * self.of
-    }
-}
+pub use gauntlet_core::order::Shard;
 
 /// One planned episode.
 #[derive(Debug, Clone, Copy)]
@@ -450,7 +414,7 @@ fn plan(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> Vec<Job> 
         Some(sh) => jobs
             .into_iter()
             .enumerate()
-            .filter(|(i, _)| i % sh.of == sh.index)
+            .filter(|(i, _)| sh.holds(*i))
             .map(|(_, j)| j)
             .collect(),
         None => jobs,
@@ -632,22 +596,5 @@ fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
         tokens: 0,
         controller_tokens: 0,
         final_state: serde_json::Value::Null,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Shard;
-
-    #[test]
-    fn shards_parse_and_map_back_to_the_whole_plan() {
-        assert_eq!(Shard::parse("1/4"), Ok(Shard { index: 1, of: 4 }));
-        assert_eq!(Shard::parse(" 0 / 1 "), Ok(Shard { index: 0, of: 1 }));
-        for bad in ["4/4", "0/0", "1", "a/2", "1/b", "-1/2"] {
-            assert!(Shard::parse(bad).is_err(), "{bad}");
-        }
-        // Shard 1 of 4 holds whole-plan episodes 1, 5, 9, …
-        let s = Shard { index: 1, of: 4 };
-        assert_eq!((0..3).map(|k| s.global(k)).collect::<Vec<_>>(), [1, 5, 9]);
     }
 }

@@ -88,6 +88,12 @@ struct RedteamArgs {
     /// Cases at once.
     #[arg(long)]
     concurrency: Option<usize>,
+    /// Run only shard I of N (0 ≤ I < N: the cases whose place in the whole plan is I modulo N), for a red team
+    /// spread over machines; `gauntlet runs merge` joins the shards' stores. Not with --simulator (each machine
+    /// would draw its own seeds).
+    #[arg(long, value_name = "I/N")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
     /// Configuration file: providers, prices and pool limits (as for `run`), and the run itself (its `redteam:`
     /// section; flags override it).
     #[arg(long, value_name = "FILE")]
@@ -1486,6 +1492,22 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     a.judge = a.judge.take().or(file.judge.clone());
     a.attacker = a.attacker.take().or(file.attacker.clone());
     a.simulator = a.simulator.take().or(file.simulator.clone());
+    let shard = a
+        .shard
+        .as_deref()
+        .map(gauntlet_core::order::Shard::parse)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--shard: {e}"))?;
+    if shard.is_some() && a.simulator.is_some() {
+        bail!(
+            "--shard: a simulator draws its seeds on each machine, so the shards would not test the same cases; shard a red team with the catalogue's seeds"
+        );
+    }
+    if shard.is_some() && !gates.is_empty() {
+        bail!(
+            "--fail-on: a shard's figures cover only its part of the red team; gate the merged run instead (gauntlet report RUN_ID --fail-on …)"
+        );
+    }
     a.concurrency = a.concurrency.or(file.concurrency);
     let seeds_per_subtype = a.seeds_per_subtype.or(file.seeds_per_subtype).unwrap_or(3);
     let seed = a.seed.or(file.seed).unwrap_or(0);
@@ -1729,6 +1751,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     };
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let rcfg = gauntlet_redteam::RedTeamConfig {
+        shard,
         attacks,
         seeds_per_subtype,
         seed,

@@ -178,8 +178,7 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                 bail!("--no-store: merging writes the merged run to the store");
             }
             let mut st = Store::open(&store.path)?;
-            let (id, header, summary) = merge(&mut st, &shards)?;
-            print_run(&mut out, &header, &summary)?;
+            let id = merge(&mut st, &shards, &mut out)?;
             writeln!(
                 out,
                 "\nmerged {} shards as run {id} in {} (gauntlet report {id} --format html)",
@@ -778,7 +777,10 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
             let mut sharded: Vec<RunInfo> = store
                 .runs()?
                 .into_iter()
-                .filter(|r| r.kind == "run" && !r.header["config"]["shard"].is_null())
+                .filter(|r| {
+                    (r.kind == "run" || r.kind == "redteam")
+                        && !r.header["config"]["shard"].is_null()
+                })
                 .collect();
             match sharded.len() {
                 1 => sharded.remove(0),
@@ -797,9 +799,9 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
             }
         }
     };
-    if info.kind != "run" {
+    if info.kind != "run" && info.kind != "redteam" {
         bail!(
-            "{spec}: run {} is a `{}` run; only `gauntlet run` shards merge",
+            "{spec}: run {} is a `{}` run; only `gauntlet run` and `gauntlet redteam` shards merge",
             info.id,
             info.kind
         );
@@ -839,7 +841,8 @@ fn unsharded(v: &serde_json::Value) -> serde_json::Value {
 }
 
 /// Joins complete shards into one run in `st`; returns its id, header and summary.
-fn merge(st: &mut Store, specs: &[String]) -> Result<(String, RunHeader, Summary)> {
+/// Joins complete shards into one run in `st`, prints its tables to `out`, and returns its id.
+fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String> {
     let mut shards = specs
         .iter()
         .map(|s| open_shard(s))
@@ -912,13 +915,16 @@ fn merge(st: &mut Store, specs: &[String]) -> Result<(String, RunHeader, Summary
             );
         }
     }
-    let header: RunHeader = serde_json::from_value(header_v.clone())
-        .with_context(|| format!("the stored header of run {}", shards[0].info.id))?;
     let mut args = unsharded(&shards[0].info.args);
     if let Some(o) = args.as_object_mut() {
         let from: Vec<String> = shards.iter().map(|s| s.info.id.clone()).collect();
         o.insert("merged_from".into(), serde_json::json!(from));
     }
+    if shards[0].info.kind == "redteam" {
+        return merge_redteam(st, &shards, &header_v, &args, out);
+    }
+    let header: RunHeader = serde_json::from_value(header_v.clone())
+        .with_context(|| format!("the stored header of run {}", shards[0].info.id))?;
     let probe = RunInfo {
         args: args.clone(),
         ..shards[0].info.clone()
@@ -992,9 +998,17 @@ fn merge(st: &mut Store, specs: &[String]) -> Result<(String, RunHeader, Summary
         let _ = st.delete_run(&id);
         return Err(e);
     }
-    // The model ledgers add up.
+    merge_ledgers(st, &shards, &id)?;
+    let summary = sum.finish();
+    st.finish_run(&id, "complete", Some(&serde_json::to_value(&summary)?))?;
+    print_run(out, &header, &summary)?;
+    Ok(id)
+}
+
+/// The merged run's model ledgers: the shards' added up.
+fn merge_ledgers(st: &Store, shards: &[ShardRun], id: &str) -> Result<()> {
     let mut ledgers: std::collections::BTreeMap<String, gauntlet_llm::Ledger> = Default::default();
-    for s in &shards {
+    for s in shards {
         for (model, counters) in s.store.ledger(&s.info.id)? {
             let snap: gauntlet_llm::LedgerSnapshot = serde_json::from_value(counters)
                 .with_context(|| format!("run {}: the stored ledger of {model}", s.info.id))?;
@@ -1002,9 +1016,82 @@ fn merge(st: &mut Store, specs: &[String]) -> Result<(String, RunHeader, Summary
         }
     }
     for (model, l) in &ledgers {
-        st.put_ledger(&id, model, &serde_json::to_value(l.snapshot())?)?;
+        st.put_ledger(id, model, &serde_json::to_value(l.snapshot())?)?;
     }
-    let summary = sum.finish();
-    st.finish_run(&id, "complete", Some(&serde_json::to_value(&summary)?))?;
-    Ok((id, header, summary))
+    Ok(())
+}
+
+/// The red-team half of [`merge`]: cases interleaved back in plan order, the risk assessment folded again.
+fn merge_redteam(
+    st: &mut Store,
+    shards: &[ShardRun],
+    header: &serde_json::Value,
+    args: &serde_json::Value,
+    out: &mut dyn Write,
+) -> Result<String> {
+    let of = shards.len();
+    let total: u64 = shards.iter().map(|s| s.info.total).sum();
+    for (i, s) in shards.iter().enumerate() {
+        // Interleaved: shard i holds the plan's places i, i + N, …
+        let expected = (total + (of - 1 - i) as u64) / of as u64;
+        if s.info.total != expected {
+            bail!(
+                "run {} holds {} cases, but shard {i}/{of} of a {total}-case plan holds {expected}: the shards planned different red teams",
+                s.info.id,
+                s.info.total
+            );
+        }
+    }
+    let catalogue = gauntlet_redteam::catalog::builtin()
+        .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
+    let id = st.create_run(gauntlet_store::RunKind::Redteam, args, header, total)?;
+    let mut report = gauntlet_redteam::job::Report::default();
+    let written = (|| -> Result<()> {
+        let mut streams: Vec<_> = shards
+            .iter()
+            .map(|s| gauntlet_store::stream_items(s.store.path(), &s.info.id))
+            .collect();
+        let mut w = st.writer(&id);
+        for g in 0..total as usize {
+            let s = g % of;
+            let (stored_at, raw) = match streams[s].next() {
+                Some(r) => r.with_context(|| format!("reading run {}", shards[s].info.id))?,
+                None => bail!(
+                    "run {}: case {} is not in the store",
+                    shards[s].info.id,
+                    g / of
+                ),
+            };
+            let mut c: gauntlet_redteam::RtCase = serde_json::from_str(&raw)
+                .with_context(|| format!("run {}: case {stored_at}", shards[s].info.id))?;
+            if c.index != g / of {
+                bail!(
+                    "run {}: case {} is stored as case {}",
+                    shards[s].info.id,
+                    g / of,
+                    c.index
+                );
+            }
+            c.index = g;
+            report.add(&catalogue, &c);
+            let outcome = serde_json::to_value(c.judgement.outcome)?;
+            w.item(
+                g,
+                "redteam-case",
+                outcome.as_str(),
+                &serde_json::to_string(&c)?,
+            )?;
+        }
+        w.commit()?;
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = st.delete_run(&id);
+        return Err(e);
+    }
+    merge_ledgers(st, shards, &id)?;
+    st.finish_run(&id, "complete", Some(&serde_json::to_value(&report)?))?;
+    let framework = args.get("framework").and_then(|f| f.as_str());
+    print_redteam(out, &strip_stored(header), framework, &report)?;
+    Ok(id)
 }

@@ -25,6 +25,9 @@ pub struct RedTeamConfig {
     /// Cases at once.
     #[serde(skip)]
     pub concurrency: usize,
+    /// Run only one shard of the plan (`gauntlet runs merge` joins them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<gauntlet_core::order::Shard>,
 }
 
 /// One planned and run case.
@@ -213,6 +216,23 @@ pub fn plan_len(vulns: &[Vulnerability], targets: usize, config: &RedTeamConfig)
 }
 
 fn plan<'a>(
+    vulns: &'a [Vulnerability],
+    targets: usize,
+    config: &RedTeamConfig,
+) -> Vec<Planned<'a>> {
+    let whole = whole_plan(vulns, targets, config);
+    match config.shard {
+        Some(sh) => whole
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| sh.holds(*i))
+            .map(|(_, p)| p)
+            .collect(),
+        None => whole,
+    }
+}
+
+fn whole_plan<'a>(
     vulns: &'a [Vulnerability],
     targets: usize,
     config: &RedTeamConfig,

@@ -712,3 +712,76 @@ fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
         stdout(&o)
     );
 }
+
+#[test]
+fn red_team_shards_merge_into_the_red_team_made_in_one_piece() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let p = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let args = [
+        "redteam",
+        "--target",
+        "chat-leaky",
+        "--target",
+        "chat-refuser",
+        "--vulns",
+        "bias,toxicity,pii-leakage",
+        "--attacks",
+        "none,base64,rot13",
+        "--seed",
+        "5",
+    ];
+    let reference = p("reference.json");
+    let mut a = args.to_vec();
+    a.extend(["--no-store", "--json", &reference]);
+    let o = gauntlet(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shards: Vec<String> = (0..3).map(|i| p(&format!("rt{i}.db"))).collect();
+    for (i, db) in shards.iter().enumerate() {
+        let shard = format!("{i}/3");
+        let mut a = args.to_vec();
+        a.extend(["--shard", &shard, "--store", db]);
+        let o = gauntlet(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let merged = p("merged.db");
+    let o = gauntlet(&[
+        "runs", "merge", &shards[1], &shards[2], &shards[0], "--store", &merged,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("merged 3 shards as run"),
+        "{}",
+        stdout(&o)
+    );
+    let o = gauntlet(&["runs", "list", "--json", "--store", &merged]);
+    let id = stdout(&o)
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+        .and_then(|v| v["id"].as_str().map(String::from))
+        .unwrap_or_else(|| panic!("no merged run"));
+    let o = gauntlet(&["report", &id, "--format", "json", "--store", &merged]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        stdout(&o) == expected,
+        "the merged red team differs from the one made in one piece"
+    );
+    // A simulator draws seeds per machine: shards of one would not test the same cases.
+    let o = gauntlet(&[
+        "redteam",
+        "--target",
+        "chat-refuser",
+        "--simulator",
+        "mock/sim",
+        "--shard",
+        "0/2",
+        "--no-store",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--shard: a simulator"),
+        "{}",
+        stderr(&o)
+    );
+}
