@@ -30,8 +30,9 @@ pub enum RunsCommand {
         #[command(flatten)]
         store: StoreArgs,
     },
-    /// Join the shards of a run (`gauntlet run --shard I/N`, each in its own store) into the whole run, recorded
-    /// in --store: its episodes, summary and reports are those of the run made in one piece.
+    /// Join the shards of a run or a red team (`gauntlet run|redteam --shard I/N`, each in its own store) into the
+    /// whole run, recorded in --store (required: --no-store is refused): its results, summary and reports are
+    /// those of the run made in one piece.
     Merge {
         /// The shards: `STORE_FILE` (its one sharded run) or `STORE_FILE:RUN_ID`, one per shard, any order.
         #[arg(required = true, value_name = "STORE[:RUN_ID]")]
@@ -785,7 +786,7 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
             match sharded.len() {
                 1 => sharded.remove(0),
                 0 => bail!(
-                    "{spec}: no sharded run in this store (`gauntlet run --shard I/N` records one)"
+                    "{spec}: no sharded run in this store (`gauntlet run|redteam --shard I/N` records one)"
                 ),
                 _ => bail!(
                     "{spec}: {} sharded runs in this store ({}): name one as {path}:RUN_ID",
@@ -815,13 +816,14 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
         })?;
     if info.status != "complete" {
         bail!(
-            "{spec}: shard {}/{} (run {}) is {} ({}/{} episodes): finish it with `gauntlet run --resume {} --store {path}`",
+            "{spec}: shard {}/{} (run {}) is {} ({}/{} results): finish it with `gauntlet {} --resume {} --store {path}`",
             shard.index,
             shard.of,
             info.id,
             info.status,
             info.done,
             info.total,
+            info.kind,
             info.id
         );
     }
