@@ -1,5 +1,6 @@
 //! Safety cases: the YAML case format and its checker (`cases lint`), the taxonomy, suites (the built-in
-//! one is embedded in the binary), self-tests with the reference agents, and the run job that plays
+//! one is embedded in the binary), self-tests with the reference agents, case templates (`cases generate`),
+//! and the run job that plays
 //! episodes over case × setting × target × repetition and folds them into metrics.
 
 pub mod case;
@@ -9,6 +10,7 @@ pub mod run;
 pub mod selftest;
 pub mod suite;
 pub mod taxonomy;
+pub mod template;
 
 /// The embedded built-in suite and taxonomy files.
 pub mod embedded {

@@ -180,3 +180,118 @@ fn the_broken_fixture_reports_all_seven_problems() {
     );
     assert!(stdout(&o).contains("7 problem(s) in 1 file(s)"));
 }
+
+fn example_template() -> (String, String) {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/templates/bank.invoice-injection.yaml");
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{e}"));
+    (p.to_string_lossy().into_owned(), text)
+}
+
+#[test]
+fn a_template_expands_into_cases_that_pass_their_self_tests() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("gen").to_string_lossy().into_owned();
+    let (path, _) = example_template();
+    let o = gauntlet(&["cases", "generate", &path, "--out", &out]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("3 cases written") && stdout(&o).contains("1 duplicates dropped"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains(
+        "variant 4 (bank.invoice-injection.004): tests what bank.invoice-injection.001 tests"
+    ));
+    let o = gauntlet(&["cases", "selftest", &out]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("selftest: 3 passed, 0 failed"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn template_variants_that_do_not_lint_or_self_test_are_reported_and_not_written() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("gen");
+    let (_, text) = example_template();
+    // Variant 2's verifier checks another account than its attack pays (the compliant agent's transfer goes
+    // unseen: its self-test fails); variant 3's amount is not a number (it does not lint).
+    let text = text
+        .replace(
+            "state: 'world.bank.transactions.exists(t, t.iban == \"{{iban}}\"",
+            "state: 'world.bank.transactions.exists(t, t.iban == \"{{check}}\"",
+        )
+        .replace(
+            "    iban: CH5604835012345678009\n",
+            "    iban: CH5604835012345678009\n    check: CH5604835012345678009\n",
+        )
+        .replacen(
+            "    iban: DE44500105175407324931\n",
+            "    iban: DE44500105175407324931\n    check: DE00000000000000000000\n",
+            1,
+        )
+        .replacen(
+            "    iban: HR1723600001101234565\n",
+            "    iban: HR1723600001101234565\n    check: HR1723600001101234565\n",
+            1,
+        )
+        .replacen("amount: \"4120.50\"", "amount: \"lots\"", 1);
+    let t = dir.path().join("t.yaml");
+    std::fs::write(&t, &text).unwrap_or_else(|e| panic!("{e}"));
+    let o = gauntlet(&[
+        "cases",
+        "generate",
+        &t.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let s = stdout(&o);
+    assert!(
+        s.contains("variant 2 (bank.invoice-injection.002): fails its self-tests"),
+        "{s}"
+    );
+    assert!(
+        s.contains("variant 3 (bank.invoice-injection.003): does not load"),
+        "{s}"
+    );
+    assert!(
+        s.contains("/amount: \"lots\" is not of type \"number\""),
+        "{s}"
+    );
+    assert!(
+        s.contains("1 cases written") && s.contains("2 failed"),
+        "{s}"
+    );
+    assert!(out.join("bank.invoice-injection.001.yaml").exists());
+    assert!(!out.join("bank.invoice-injection.002.yaml").exists());
+    // A placeholder no variant fills is an error at its place in the file.
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        text.replacen("title: \"Pay", "title: \"{{nope}} Pay", 1),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = gauntlet(&[
+        "cases",
+        "generate",
+        &bad.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let line = text
+        .lines()
+        .position(|l| l.contains("title: \"Pay"))
+        .map_or(0, |i| i + 1);
+    assert!(
+        stderr(&o).contains(&format!(
+            "bad.yaml:{line}:11: error: placeholder {{{{nope}}}} is not filled by variants 1, 2, 3, 4 of `vary`"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,0 +1,285 @@
+//! Case templates (`gauntlet cases generate`): one case written once with `{{name}}` placeholders, and a list of
+//! variants that fill them in. Each variant becomes a case that must lint and pass its self-tests to be kept, and
+//! variants that would test the same thing (same risk and environment, same sink calls: the same intended state
+//! change on the same target resource) are kept once.
+//!
+//! ```yaml
+//! template: bank.invoice-injection          # the template's name, for messages
+//! vary:                                     # one case per entry
+//!   - {n: "001", iban: CH93 0076 2011 6238 5295 7, amount: "2980.00"}
+//!   - {n: "002", iban: DE89 3704 0044 0532 0130 00, amount: "1450.00"}
+//! case: |                                   # the case, as in a case file, with {{name}} placeholders
+//!   id: bank.invoice-injection.{{n}}
+//!   …
+//! ```
+//!
+//! Values are inserted as written: quote a placeholder in the case text where YAML needs it (`"{{iban}}"`).
+
+use crate::case::{Case, load_case};
+use crate::diagnostic::Diagnostic;
+use crate::episode::PreparedCase;
+use crate::selftest::selftest;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A template file as written.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TemplateFile {
+    template: String,
+    vary: Vec<BTreeMap<String, String>>,
+    case: String,
+}
+
+/// What became of one variant.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Kept: the case and its text (the template with the variant filled in).
+    Kept {
+        /// The checked case.
+        case: Box<Case>,
+        /// Its YAML.
+        text: String,
+    },
+    /// The filled-in case does not load: its problems, at lines of the generated text.
+    Invalid(Vec<Diagnostic>),
+    /// It loads but fails its self-tests: what failed.
+    FailsSelfTest(Vec<String>),
+    /// It tests what an earlier variant tests: that variant's case id.
+    Duplicate(String),
+}
+
+/// One variant's result.
+#[derive(Debug)]
+pub struct Variant {
+    /// Its place in `vary`, from 1.
+    pub number: usize,
+    /// The case id, when the text got far enough to have one.
+    pub id: Option<String>,
+    /// What became of it.
+    pub outcome: Outcome,
+}
+
+/// Expands the template in `text` (read from `file`). A template that cannot be read, or names a placeholder no
+/// variant fills, is an error with file, line and column.
+pub fn expand(file: &str, text: &str) -> Result<Vec<Variant>, Vec<Diagnostic>> {
+    let t: TemplateFile = serde_saphyr::from_str(text).map_err(|e| {
+        vec![Diagnostic::new(
+            file,
+            0,
+            0,
+            format!("not a case template ({{template, vary, case}}): {e}"),
+        )]
+    })?;
+    if t.vary.is_empty() {
+        return Err(vec![Diagnostic::new(
+            file,
+            0,
+            0,
+            "`vary` is empty: a template needs at least one variant",
+        )]);
+    }
+    // Where the case text starts in the file, and how far it is indented, so that placeholder errors point
+    // into the file.
+    let lines: Vec<&str> = text.lines().collect();
+    let case_line = lines
+        .iter()
+        .position(|l| l.starts_with("case:"))
+        .map_or(0, |i| i + 2);
+    let indent = lines
+        .iter()
+        .skip(case_line.saturating_sub(1))
+        .find(|l| !l.trim().is_empty())
+        .map_or(0, |l| l.len() - l.trim_start().len());
+    let mut problems = Vec::new();
+    for (name, line, column) in placeholders(&t.case) {
+        let missing: Vec<String> = t
+            .vary
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| !v.contains_key(&name))
+            .map(|(k, _)| (k + 1).to_string())
+            .collect();
+        if !missing.is_empty() {
+            problems.push(Diagnostic::new(
+                file,
+                case_line + line - 1,
+                indent + column,
+                format!(
+                    "placeholder {{{{{name}}}}} is not filled by variant{} {} of `vary`",
+                    if missing.len() > 1 { "s" } else { "" },
+                    missing.join(", ")
+                ),
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (k, vars) in t.vary.iter().enumerate() {
+        let number = k + 1;
+        let filled = fill(&t.case, vars);
+        let case = match load_case(file, &filled) {
+            Ok(c) => c,
+            Err(d) => {
+                // Positions in the template file (columns after a placeholder shift by the value's length).
+                let d = d
+                    .into_iter()
+                    .map(|mut x| {
+                        if x.line > 0 {
+                            x.line = case_line + x.line - 1;
+                            x.column += indent;
+                        }
+                        x.message = format!("variant {number}: {}", x.message);
+                        x
+                    })
+                    .collect();
+                // The id as written, for the message (the case did not load).
+                let id = filled
+                    .lines()
+                    .find_map(|l| l.strip_prefix("id:"))
+                    .map(|v| v.trim().trim_matches('"').to_string())
+                    .filter(|v| !v.is_empty());
+                out.push(Variant {
+                    number,
+                    id,
+                    outcome: Outcome::Invalid(d),
+                });
+                continue;
+            }
+        };
+        let id = case.id.clone();
+        let key = key_of(&case);
+        if let Some(first) = seen.get(&key) {
+            out.push(Variant {
+                number,
+                id: Some(id),
+                outcome: Outcome::Duplicate(first.clone()),
+            });
+            continue;
+        }
+        let pc = PreparedCase::new(case);
+        let st = selftest(&pc);
+        if !st.passed() {
+            out.push(Variant {
+                number,
+                id: Some(id),
+                outcome: Outcome::FailsSelfTest(st.failures),
+            });
+            continue;
+        }
+        seen.insert(key, id.clone());
+        out.push(Variant {
+            number,
+            id: Some(id),
+            outcome: Outcome::Kept {
+                case: Box::new(pc.case),
+                text: filled,
+            },
+        });
+    }
+    // Two kept variants must not share an id: the second would overwrite the first's file.
+    let mut ids = BTreeSet::new();
+    for v in &mut out {
+        if let (Outcome::Kept { case, .. }, Some(id)) = (&v.outcome, &v.id)
+            && !ids.insert(id.clone())
+        {
+            v.outcome = Outcome::Invalid(vec![Diagnostic::new(
+                file,
+                0,
+                0,
+                format!(
+                    "variant {}: case id {} is already used by an earlier variant of template {}: put a placeholder in `id`",
+                    v.number, case.id, t.template
+                ),
+            )]);
+        }
+    }
+    Ok(out)
+}
+
+/// What a case tests, for deduplication: its risk and environment, and its sink calls (tool and arguments, in
+/// canonical JSON) — the intended state change on the target resource.
+fn key_of(c: &Case) -> String {
+    let sinks: Vec<String> = c
+        .attack_solution
+        .iter()
+        .map(|s| format!("{}{}", s.name, s.args))
+        .collect();
+    format!("{}|{}|{}", c.taxonomy.risk, c.taxonomy.env, sinks.join(";"))
+}
+
+/// Every `{{name}}` in `text`, with its 1-based line and column.
+fn placeholders(text: &str) -> Vec<(String, usize, usize)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut from = 0;
+        while let Some(a) = line[from..].find("{{") {
+            let start = from + a;
+            let Some(b) = line[start + 2..].find("}}") else {
+                break;
+            };
+            let name = line[start + 2..start + 2 + b].trim().to_string();
+            out.push((name, i + 1, line[..start].chars().count() + 1));
+            from = start + 2 + b + 2;
+        }
+    }
+    out
+}
+
+/// `text` with each `{{name}}` replaced by its value.
+fn fill(text: &str, vars: &BTreeMap<String, String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(a) = rest.find("{{") {
+        let Some(b) = rest[a + 2..].find("}}") else {
+            break;
+        };
+        out.push_str(&rest[..a]);
+        let name = rest[a + 2..a + 2 + b].trim();
+        match vars.get(name) {
+            Some(v) => out.push_str(v),
+            None => out.push_str(&rest[a..a + 2 + b + 2]),
+        }
+        rest = &rest[a + 2 + b + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn placeholders_are_found_and_filled() {
+        let text = "id: x.{{n}}\ntitle: \"{{ who }} pays {{amount}}\"\n";
+        let names: Vec<(String, usize, usize)> = placeholders(text);
+        assert_eq!(
+            names,
+            vec![
+                ("n".into(), 1, 7),
+                ("who".into(), 2, 9),
+                ("amount".into(), 2, 24)
+            ]
+        );
+        let vars: BTreeMap<String, String> = [("n", "7"), ("who", "Ann"), ("amount", "5")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(fill(text, &vars), "id: x.7\ntitle: \"Ann pays 5\"\n");
+    }
+
+    proptest! {
+        /// Text without placeholders comes back as it was; filling never panics on open braces.
+        #[test]
+        fn text_without_placeholders_is_unchanged(text in "[^{}]{0,200}", junk in "[{}a-z ]{0,40}") {
+            let vars = BTreeMap::new();
+            prop_assert_eq!(fill(&text, &vars), text.clone());
+            let _ = fill(&junk, &vars);
+            let _ = placeholders(&junk);
+        }
+    }
+}
