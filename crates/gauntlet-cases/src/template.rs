@@ -106,6 +106,46 @@ fn parse(file: &str, text: &str) -> Result<TemplateFile, Vec<Diagnostic>> {
             "`vary` is empty: a template needs at least one variant",
         )]);
     }
+    if t.case.lines().count() < 2 {
+        return Err(vec![Diagnostic::new(
+            file,
+            0,
+            0,
+            "`case` must be a literal block (`case: |` followed by the case's lines): a folded or one-line \
+             value loses the case's line structure",
+        )]);
+    }
+    let names = names(&t.case);
+    let mut problems = Vec::new();
+    for (k, v) in t.vary.iter().enumerate() {
+        for (key, value) in v {
+            if !names.contains(key) {
+                problems.push(Diagnostic::new(
+                    file,
+                    0,
+                    0,
+                    format!(
+                        "variant {}: `{key}` fills no placeholder of `case` (a typo?)",
+                        k + 1
+                    ),
+                ));
+            }
+            if value.contains(['\n', '\r']) {
+                problems.push(Diagnostic::new(
+                    file,
+                    0,
+                    0,
+                    format!(
+                        "variant {}: the value of `{key}` has a line break; values are inserted into one line",
+                        k + 1
+                    ),
+                ));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     Ok(t)
 }
 
@@ -158,9 +198,35 @@ pub fn expand_with(
     let mut out = Vec::new();
     let authored = t.vary.len();
     let names = names(&t.case);
+    let mut ids: BTreeSet<String> = BTreeSet::new();
     for (k, vars) in t.vary.iter().chain(drafted.iter()).enumerate() {
         let number = k + 1;
         let unfilled: Vec<&String> = names.iter().filter(|n| !vars.contains_key(*n)).collect();
+        let broken: Vec<&String> = vars
+            .iter()
+            .filter(|(_, v)| v.contains(['\n', '\r']))
+            .map(|(k, _)| k)
+            .collect();
+        if k >= authored && !broken.is_empty() {
+            out.push(Variant {
+                number,
+                id: None,
+                outcome: Outcome::Invalid(vec![Diagnostic::new(
+                    file,
+                    0,
+                    0,
+                    format!(
+                        "variant {number} (drafted): the model's value of {} has a line break",
+                        broken
+                            .iter()
+                            .map(|n| format!("{{{{{n}}}}}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )]),
+            });
+            continue;
+        }
         if k >= authored && !unfilled.is_empty() {
             out.push(Variant {
                 number,
@@ -185,15 +251,34 @@ pub fn expand_with(
         let case = match load_case(file, &filled) {
             Ok(c) => c,
             Err(d) => {
-                // Positions in the template file (columns after a placeholder shift by the value's length).
+                // Positions in the template file. Values hold no line breaks, so lines match; on a line with
+                // placeholders the column points at the first of them, and the message names them.
+                let template_lines: Vec<&str> = t.case.lines().collect();
                 let d = d
                     .into_iter()
                     .map(|mut x| {
+                        let mut filled_from = String::new();
                         if x.line > 0 {
+                            let here = template_lines.get(x.line - 1).copied().unwrap_or("");
+                            let on_line: Vec<(String, usize, usize)> = placeholders(here);
+                            if let Some((_, _, col)) = on_line.first() {
+                                x.column = *col;
+                                filled_from = format!(
+                                    " (on a line filled from {})",
+                                    on_line
+                                        .iter()
+                                        .map(|(n, _, _)| format!(
+                                            "{{{{{n}}}}} = {:?}",
+                                            vars.get(n).map_or("", |v| v.as_str())
+                                        ))
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                );
+                            }
                             x.line = case_line + x.line - 1;
                             x.column += indent;
                         }
-                        x.message = format!("variant {number}: {}", x.message);
+                        x.message = format!("variant {number}: {}{filled_from}", x.message);
                         x
                     })
                     .collect();
@@ -212,6 +297,23 @@ pub fn expand_with(
             }
         };
         let id = case.id.clone();
+        if ids.contains(&id) {
+            // It would overwrite the earlier variant's file.
+            out.push(Variant {
+                number,
+                id: Some(id.clone()),
+                outcome: Outcome::Invalid(vec![Diagnostic::new(
+                    file,
+                    0,
+                    0,
+                    format!(
+                        "variant {number}: case id {id} is already used by an earlier variant of template {}: put a placeholder in `id`",
+                        t.template
+                    ),
+                )]),
+            });
+            continue;
+        }
         let key = key_of(&case);
         if let Some(first) = seen.get(&key) {
             out.push(Variant {
@@ -232,6 +334,7 @@ pub fn expand_with(
             continue;
         }
         seen.insert(key, id.clone());
+        ids.insert(id.clone());
         out.push(Variant {
             number,
             id: Some(id),
@@ -240,23 +343,6 @@ pub fn expand_with(
                 text: filled,
             },
         });
-    }
-    // Two kept variants must not share an id: the second would overwrite the first's file.
-    let mut ids = BTreeSet::new();
-    for v in &mut out {
-        if let (Outcome::Kept { case, .. }, Some(id)) = (&v.outcome, &v.id)
-            && !ids.insert(id.clone())
-        {
-            v.outcome = Outcome::Invalid(vec![Diagnostic::new(
-                file,
-                0,
-                0,
-                format!(
-                    "variant {}: case id {} is already used by an earlier variant of template {}: put a placeholder in `id`",
-                    v.number, case.id, t.template
-                ),
-            )]);
-        }
     }
     Ok(out)
 }
@@ -267,7 +353,7 @@ fn key_of(c: &Case) -> String {
     let sinks: Vec<String> = c
         .attack_solution
         .iter()
-        .map(|s| format!("{}{}", s.name, s.args))
+        .map(|s| format!("{}{}", s.name, canonical(&s.args)))
         .collect();
     format!("{}|{}|{}", c.taxonomy.risk, c.taxonomy.env, sinks.join(";"))
 }
@@ -283,42 +369,82 @@ fn names(text: &str) -> Vec<String> {
     out
 }
 
+/// A line cut into literal text and placeholders. A placeholder is `{{name}}` on one line, `name` being letters,
+/// digits and `_` (spaces around it allowed); any other `{{…` is literal text (case payloads may hold
+/// template-injection strings such as `{{7*7}}`).
+fn tokens(line: &str) -> Vec<(bool, &str, usize)> {
+    let mut out = Vec::new();
+    let mut lit_from = 0;
+    let mut i = 0;
+    while let Some(a) = line[i..].find("{{") {
+        let start = i + a;
+        let inner_from = start + 2;
+        let Some(b) = line[inner_from..].find("}}") else {
+            break;
+        };
+        let inner = line[inner_from..inner_from + b].trim();
+        if !inner.is_empty() && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            out.push((false, &line[lit_from..start], lit_from));
+            out.push((true, inner, start));
+            i = inner_from + b + 2;
+            lit_from = i;
+        } else {
+            i = start + 1;
+        }
+    }
+    out.push((false, &line[lit_from..], lit_from));
+    out
+}
+
 /// Every `{{name}}` in `text`, with its 1-based line and column.
 fn placeholders(text: &str) -> Vec<(String, usize, usize)> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let mut from = 0;
-        while let Some(a) = line[from..].find("{{") {
-            let start = from + a;
-            let Some(b) = line[start + 2..].find("}}") else {
-                break;
-            };
-            let name = line[start + 2..start + 2 + b].trim().to_string();
-            out.push((name, i + 1, line[..start].chars().count() + 1));
-            from = start + 2 + b + 2;
+        for (is_name, t, at) in tokens(line) {
+            if is_name {
+                out.push((t.to_string(), i + 1, line[..at].chars().count() + 1));
+            }
         }
     }
     out
 }
 
-/// `text` with each `{{name}}` replaced by its value.
+/// `text` with each `{{name}}` replaced by its value (an unknown name is left as written).
 fn fill(text: &str, vars: &BTreeMap<String, String>) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(a) = rest.find("{{") {
-        let Some(b) = rest[a + 2..].find("}}") else {
-            break;
-        };
-        out.push_str(&rest[..a]);
-        let name = rest[a + 2..a + 2 + b].trim();
-        match vars.get(name) {
-            Some(v) => out.push_str(v),
-            None => out.push_str(&rest[a..a + 2 + b + 2]),
+    for (k, line) in text.split('\n').enumerate() {
+        if k > 0 {
+            out.push('\n');
         }
-        rest = &rest[a + 2 + b + 2..];
+        for (is_name, t, _) in tokens(line) {
+            match (is_name, vars.get(t)) {
+                (true, Some(v)) => out.push_str(v),
+                (true, None) => {
+                    out.push_str("{{");
+                    out.push_str(t);
+                    out.push_str("}}");
+                }
+                (false, _) => out.push_str(t),
+            }
+        }
     }
-    out.push_str(rest);
     out
+}
+
+/// Arguments in a canonical form for comparing sink calls: numbers as floats (`2980` and `2980.00` are one
+/// amount), keys sorted (serde_json's maps are).
+fn canonical(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Number(n) => n
+            .as_f64()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| v.clone(), serde_json::Value::Number),
+        serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(canonical).collect()),
+        serde_json::Value::Object(o) => {
+            serde_json::Value::Object(o.iter().map(|(k, x)| (k.clone(), canonical(x))).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 /// Asks `model` for `count` new variants of `template`: values for every placeholder, different from the
@@ -423,6 +549,33 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         assert_eq!(fill(text, &vars), "id: x.7\ntitle: \"Ann pays 5\"\n");
+    }
+
+    #[test]
+    fn only_names_are_placeholders_and_they_stay_on_their_line() {
+        let vars: BTreeMap<String, String> = [("amount", "5"), ("n", "7")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        // A payload's `{{7*7}}` and a lone `{{` are text; the placeholder on the next line is still filled.
+        let text = "text: \"{{7*7}} and {{ February\"\ngoal: \"{{amount}} EUR\"\nid: {{ n }}";
+        assert_eq!(
+            fill(text, &vars),
+            "text: \"{{7*7}} and {{ February\"\ngoal: \"5 EUR\"\nid: 7"
+        );
+        let names: Vec<String> = placeholders(text).into_iter().map(|p| p.0).collect();
+        assert_eq!(names, ["amount", "n"]);
+    }
+
+    #[test]
+    fn numbers_compare_as_numbers() {
+        let a = canonical(&serde_json::json!({"amount": 2980, "iban": "X"}));
+        let b = canonical(&serde_json::json!({"iban": "X", "amount": 2980.00}));
+        assert_eq!(a, b);
+        assert_ne!(
+            a,
+            canonical(&serde_json::json!({"amount": 2981, "iban": "X"}))
+        );
     }
 
     proptest! {

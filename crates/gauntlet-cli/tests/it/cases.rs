@@ -210,6 +210,21 @@ fn a_template_expands_into_cases_that_pass_their_self_tests() {
         "{}",
         stdout(&o)
     );
+    // Generating again replaces the generated files; a hand-written case in the way is kept, and reported.
+    let mine = std::path::Path::new(&out).join("bank.invoice-injection.002.yaml");
+    std::fs::write(&mine, "id: bank.invoice-injection.002\n").unwrap_or_else(|e| panic!("{e}"));
+    let o = gauntlet(&["cases", "generate", &path, "--out", &out]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("already has a case not generated from a template: not overwritten"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&mine).unwrap_or_default(),
+        "id: bank.invoice-injection.002\n"
+    );
+    assert!(stdout(&o).contains("2 cases written"), "{}", stdout(&o));
 }
 
 #[test]
