@@ -319,6 +319,26 @@ impl Checker<'_> {
     }
 }
 
+/// A YAML parser error as a diagnostic at its line and column, with the parser's own copies of the position
+/// and its code excerpt taken out of the message.
+pub(crate) fn yaml_error(file: &str, e: &serde_saphyr::Error) -> Diagnostic {
+    let (line, col) = e
+        .location()
+        .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
+    let msg = e.without_snippet().to_string();
+    let msg = msg.lines().next().unwrap_or("invalid YAML");
+    let msg = msg.trim_start_matches("error: ");
+    let msg = match msg.find(" at line ") {
+        Some(i) => &msg[..i],
+        None => msg,
+    };
+    let msg = msg
+        .strip_prefix(&format!("line {line} column {col}: "))
+        .unwrap_or(msg)
+        .to_string();
+    Diagnostic::new(file, line, col, msg)
+}
+
 fn pos<T>(s: &Spanned<T>) -> (usize, usize) {
     (s.referenced.line() as usize, s.referenced.column() as usize)
 }
@@ -660,23 +680,10 @@ fn parse_raw(file: &str, text: &str) -> (Option<RawCase>, String, Vec<Diagnostic
         match serde_saphyr::from_str::<RawCase>(&masked) {
             Ok(r) => return (Some(r), masked, diags),
             Err(e) => {
-                let (line, col) = e
-                    .location()
-                    .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
-                let msg = e.without_snippet().to_string();
-                let msg = msg.lines().next().unwrap_or("invalid YAML");
-                // The position is already in front of the message; drop the copies the parser adds.
-                let msg = msg.trim_start_matches("error: ");
-                let msg = match msg.find(" at line ") {
-                    Some(i) => &msg[..i],
-                    None => msg,
-                };
-                let msg = msg
-                    .strip_prefix(&format!("line {line} column {col}: "))
-                    .unwrap_or(msg)
-                    .to_string();
-                let unknown = msg.starts_with("unknown field `");
-                diags.push(Diagnostic::new(file, line, col, msg));
+                let d = yaml_error(file, &e);
+                let (line, col) = (d.line, d.column);
+                let unknown = d.message.starts_with("unknown field `");
+                diags.push(d);
                 if !(unknown && blank_key(&mut masked, line, col)) {
                     return (None, masked, diags);
                 }
@@ -729,14 +736,8 @@ pub fn load_injection_rules(path: &std::path::Path) -> Result<Vec<InjectionRule>
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| vec![Diagnostic::new(&file, 0, 0, format!("cannot read: {e}"))])?;
-    let raw: Vec<Spanned<RawInject>> = serde_saphyr::from_str(&text).map_err(|e| {
-        let (line, col) = e
-            .location()
-            .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
-        let msg = e.without_snippet().to_string();
-        let msg = msg.lines().next().unwrap_or("invalid YAML").to_string();
-        vec![Diagnostic::new(&file, line, col, msg)]
-    })?;
+    let raw: Vec<Spanned<RawInject>> =
+        serde_saphyr::from_str(&text).map_err(|e| vec![yaml_error(&file, &e)])?;
     let mut diags = Vec::new();
     let mut rules = Vec::new();
     for (i, r) in raw.iter().enumerate() {

@@ -91,12 +91,12 @@ pub fn expand(file: &str, text: &str) -> Result<Vec<Variant>, Vec<Diagnostic>> {
 
 fn parse(file: &str, text: &str) -> Result<TemplateFile, Vec<Diagnostic>> {
     let t: TemplateFile = serde_saphyr::from_str(text).map_err(|e| {
-        vec![Diagnostic::new(
-            file,
-            0,
-            0,
-            format!("not a case template ({{template, vary, case}}): {e}"),
-        )]
+        let mut d = crate::case::yaml_error(file, &e);
+        d.message = format!(
+            "not a case template ({{template, vary, case}}): {}",
+            d.message
+        );
+        vec![d]
     })?;
     if t.vary.is_empty() {
         return Err(vec![Diagnostic::new(

@@ -309,6 +309,29 @@ fn template_variants_that_do_not_lint_or_self_test_are_reported_and_not_written(
         "{}",
         stderr(&o)
     );
+    // A template that is not one is reported where the parser stopped.
+    let odd = dir.path().join("odd.yaml");
+    std::fs::write(&odd, text.replacen("vary:", "varies: 1\nvary:", 1))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("vary:"))
+        .map_or(0, |i| i + 1);
+    let o = gauntlet(&[
+        "cases",
+        "generate",
+        &odd.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!(
+            "odd.yaml:{line}:1: error: not a case template ({{template, vary, case}}): unknown field `varies`"
+        )),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
