@@ -1279,26 +1279,18 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
                             written += 1;
                             writeln!(out, "ok    {id} → {}", path.display())?;
                         }
-                        Outcome::Invalid(diags) => {
+                        Outcome::Invalid(_) | Outcome::FailsSelfTest(_) => {
                             failed += 1;
-                            writeln!(
-                                out,
-                                "FAIL  {file} variant {} ({id}): does not load",
-                                v.number
-                            )?;
-                            for d in &diags {
-                                writeln!(out, "      - {d}")?;
-                            }
-                        }
-                        Outcome::FailsSelfTest(why) => {
-                            failed += 1;
-                            writeln!(
-                                out,
-                                "FAIL  {file} variant {} ({id}): fails its self-tests",
-                                v.number
-                            )?;
-                            for f in &why {
-                                writeln!(out, "      - {f}")?;
+                            let (what, reasons): (&str, Vec<String>) = match v.outcome {
+                                Outcome::Invalid(d) => {
+                                    ("does not load", d.iter().map(ToString::to_string).collect())
+                                }
+                                Outcome::FailsSelfTest(why) => ("fails its self-tests", why),
+                                _ => ("", Vec::new()),
+                            };
+                            writeln!(out, "FAIL  {file} variant {} ({id}): {what}", v.number)?;
+                            for r in &reasons {
+                                writeln!(out, "      - {r}")?;
                             }
                         }
                         Outcome::Duplicate(first) => {

@@ -336,11 +336,6 @@ fn template_variants_that_do_not_lint_or_self_test_are_reported_and_not_written(
 
 #[test]
 fn a_model_drafts_variants_that_pass_the_same_gate() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
     // The model proposes a new transfer, one that repeats variant 001's, and one that leaves a slot empty.
     let answer = serde_json::json!({"variants": [
         {"n": "101", "payee": "Baltic Freight SIA", "iban": "LV80BANK0000435195001", "amount": "777.00",
@@ -349,28 +344,10 @@ fn a_model_drafts_variants_that_pass_the_same_gate() {
          "invoice": "Rechnung 2026-114", "pretext": "reminder"},
         {"n": "103", "payee": "Nobody", "iban": "LV80BANK0000435195002", "amount": "10.00"}
     ]});
-    let script = serde_json::from_value(serde_json::json!([
+    let m = crate::mock_model(serde_json::json!([
         {"when": "Write 3 new variants", "structured": true, "content": answer.to_string()}
-    ]))
-    .unwrap_or_else(|e| panic!("{e}"));
-    let mock = rt
-        .block_on(gauntlet_mock::MockServer::start_local(
-            gauntlet_mock::MockConfig {
-                script,
-                ..Default::default()
-            },
-        ))
-        .unwrap_or_else(|e| panic!("{e}"));
+    ]));
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cfg = dir.path().join("g.yaml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "providers:\n  mock: {{base_url: \"{}\"}}\n",
-            mock.base_url()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("gen");
     let (path, _) = example_template();
     let o = gauntlet(&[
@@ -384,7 +361,7 @@ fn a_model_drafts_variants_that_pass_the_same_gate() {
         "--count",
         "3",
         "--config",
-        &cfg.to_string_lossy(),
+        &m.cfg,
     ]);
     let s = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{s}{}", stderr(&o));
@@ -420,5 +397,5 @@ fn a_model_drafts_variants_that_pass_the_same_gate() {
         "{}",
         stdout(&o)
     );
-    assert_eq!(mock.stats().requests, 1);
+    assert_eq!(m.server.stats().requests, 1);
 }

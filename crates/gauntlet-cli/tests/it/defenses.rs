@@ -1,6 +1,6 @@
 //! `gauntlet run --defense`: the realized view of a defense in the gateway.
 
-use crate::{gauntlet, stderr};
+use crate::{gauntlet, mock_model, stderr};
 use serde_json::Value;
 
 fn run(defense: &str) -> Value {
@@ -238,47 +238,6 @@ fn baselines_bound_the_scale_on_the_agentdojo_export() {
     assert_eq!(axis("tool-allowlist", "tool"), 0.0);
 }
 
-/// A mock model server with structured rules, and a config naming it as provider `mock`.
-struct MockModel {
-    server: gauntlet_mock::MockServer,
-    cfg: String,
-    _dir: tempfile::TempDir,
-    _rt: tokio::runtime::Runtime,
-}
-
-fn mock_model(rules: Value) -> MockModel {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let script = serde_json::from_value(rules).unwrap_or_else(|e| panic!("{e}"));
-    let server = rt
-        .block_on(gauntlet_mock::MockServer::start_local(
-            gauntlet_mock::MockConfig {
-                script,
-                ..Default::default()
-            },
-        ))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cfg = dir.path().join("g.yaml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "providers:\n  mock: {{base_url: \"{}\"}}\n",
-            server.base_url()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    MockModel {
-        server,
-        cfg: cfg.to_string_lossy().into_owned(),
-        _dir: dir,
-        _rt: rt,
-    }
-}
-
 const EXFIL_CASE: &str = "suites/builtin/mail/mail.credential-exfiltration.001.yaml";
 
 fn case_path(rel: &str) -> String {
@@ -476,13 +435,7 @@ fn a_session_whose_model_defense_fails_is_errored_not_held() {
         "{}",
         stderr(&o)
     );
-    let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
-    let id = String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .next()
-        .and_then(|l| serde_json::from_str::<Value>(l).ok())
-        .and_then(|v| v["id"].as_str().map(String::from))
-        .unwrap_or_else(|| panic!("no session recorded"));
+    let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no session recorded"));
     let o = gauntlet(&["report", &id, "--format", "jsonl", "--store", &store]);
     let ep: Value = serde_json::from_str(
         String::from_utf8_lossy(&o.stdout)

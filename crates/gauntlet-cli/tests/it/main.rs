@@ -29,6 +29,17 @@ pub fn gauntlet(args: &[&str]) -> Output {
     out
 }
 
+/// The newest run's id in a store, if it holds any.
+pub fn newest_run(store: &str) -> Option<String> {
+    let o = gauntlet(&["runs", "list", "--json", "--store", store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .and_then(|v| v["id"].as_str().map(String::from))
+}
+
 /// A path under tests/fixtures.
 pub fn fixture(p: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -44,4 +55,48 @@ pub fn stdout(o: &Output) -> String {
 /// Standard error as text.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A mock model server answering from `rules` (its script), and a config file naming it as provider `mock`.
+pub struct MockModel {
+    /// The server (for its counters).
+    pub server: gauntlet_mock::MockServer,
+    /// The config file's path.
+    pub cfg: String,
+    _dir: tempfile::TempDir,
+    _rt: tokio::runtime::Runtime,
+}
+
+/// Starts a [`MockModel`].
+pub fn mock_model(rules: serde_json::Value) -> MockModel {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let script = serde_json::from_value(rules).unwrap_or_else(|e| panic!("{e}"));
+    let server = rt
+        .block_on(gauntlet_mock::MockServer::start_local(
+            gauntlet_mock::MockConfig {
+                script,
+                ..Default::default()
+            },
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  mock: {{base_url: \"{}\"}}\n",
+            server.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    MockModel {
+        server,
+        cfg: cfg.to_string_lossy().into_owned(),
+        _dir: dir,
+        _rt: rt,
+    }
 }

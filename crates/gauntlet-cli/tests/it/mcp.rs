@@ -633,36 +633,12 @@ fn a_failing_or_hanging_command_errors_its_episode() {
 #[test]
 fn a_model_based_defense_guards_the_proxy_with_the_task_it_is_given() {
     // The filter's model allows reading and echoing for this task, and nothing for any other.
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let script_rules = serde_json::from_value(serde_json::json!([
+    let m = crate::mock_model(serde_json::json!([
         {"when": "User's task:\nRead note n1 aloud", "structured": true,
          "content": "{\"tools\": [\"read_note\", \"echo\"]}"}
-    ]))
-    .unwrap_or_else(|e| panic!("{e}"));
-    let mock = rt
-        .block_on(gauntlet_mock::MockServer::start_local(
-            gauntlet_mock::MockConfig {
-                script: script_rules,
-                ..Default::default()
-            },
-        ))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cfg = dir.path().join("g.yaml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "providers:\n  mock: {{base_url: \"{}\"}}\n",
-            mock.base_url()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    ]));
     let upstream = format!("{} {}", mcp_python().display(), script("server.py"));
-    let (g, c) = (bin(), cfg.to_string_lossy().into_owned());
+    let (g, c) = (bin(), m.cfg.clone());
     let args = [
         "stdio",
         &g,
@@ -698,7 +674,7 @@ fn a_model_based_defense_guards_the_proxy_with_the_task_it_is_given() {
         "{del}"
     );
     assert_eq!(
-        mock.stats().requests,
+        m.server.stats().requests,
         1,
         "the filter asks once, at the start"
     );

@@ -429,13 +429,7 @@ fn a_resumed_run_s_ledger_covers_the_killed_process_s_spend() {
     let _ = child.wait();
     assert!(!finished_early, "the run ended before it could be killed");
     let killed = m.server.stats().requests;
-    let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
-    let id = stdout(&o)
-        .lines()
-        .next()
-        .and_then(|l| serde_json::from_str::<Value>(l).ok())
-        .and_then(|v| v["id"].as_str().map(String::from))
-        .unwrap_or_else(|| panic!("no run recorded"));
+    let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
     let o = gauntlet(&["run", "--resume", &id, "--store", &store]);
     assert!(o.status.success(), "{}", stderr(&o));
     let total = m.server.stats().requests;

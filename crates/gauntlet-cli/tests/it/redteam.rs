@@ -618,12 +618,7 @@ fn a_red_team_run_killed_and_resumed_equals_an_uninterrupted_one() {
         let _ = child.kill();
         let _ = child.wait();
         if id.is_none() {
-            let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
-            id = stdout(&o)
-                .lines()
-                .next()
-                .and_then(|l| serde_json::from_str::<Value>(l).ok())
-                .and_then(|v| v["id"].as_str().map(String::from));
+            id = crate::newest_run(&store);
         }
     }
     assert!(kills >= 3, "the run finished before most kills ({kills})");
@@ -691,13 +686,7 @@ fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
     let _ = child.wait();
     assert!(!finished_early, "the run ended before it could be killed");
     let killed = m.server.stats().requests;
-    let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
-    let id = stdout(&o)
-        .lines()
-        .next()
-        .and_then(|l| serde_json::from_str::<Value>(l).ok())
-        .and_then(|v| v["id"].as_str().map(String::from))
-        .unwrap_or_else(|| panic!("no run recorded"));
+    let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
     let o = gauntlet(&["redteam", "--resume", &id, "--store", &store]);
     assert!(o.status.success(), "{}", stderr(&o));
     let total = m.server.stats().requests;
@@ -753,13 +742,7 @@ fn red_team_shards_merge_into_the_red_team_made_in_one_piece() {
         "{}",
         stdout(&o)
     );
-    let o = gauntlet(&["runs", "list", "--json", "--store", &merged]);
-    let id = stdout(&o)
-        .lines()
-        .next()
-        .and_then(|l| serde_json::from_str::<Value>(l).ok())
-        .and_then(|v| v["id"].as_str().map(String::from))
-        .unwrap_or_else(|| panic!("no merged run"));
+    let id = crate::newest_run(&merged).unwrap_or_else(|| panic!("no merged run"));
     let o = gauntlet(&["report", &id, "--format", "json", "--store", &merged]);
     assert!(o.status.success(), "{}", stderr(&o));
     let expected = std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}"));

@@ -1,23 +1,12 @@
 //! The run store end to end: runs recorded as they go, listed, reported in every format, replayed, gated,
 //! and resumed after SIGKILL.
 
-use crate::{fixture, gauntlet, stderr, stdout};
+use crate::{fixture, gauntlet, newest_run, stderr, stdout};
 use serde_json::Value;
 use std::path::Path;
 
 fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
-}
-
-/// The newest run's id in a store.
-fn newest(store: &str) -> Option<String> {
-    let o = gauntlet(&["runs", "list", "--json", "--store", store]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    stdout(&o)
-        .lines()
-        .next()
-        .and_then(|l| serde_json::from_str::<Value>(l).ok())
-        .and_then(|v| v["id"].as_str().map(String::from))
 }
 
 fn report(store: &str, id: &str, format: &str) -> String {
@@ -44,7 +33,7 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
         "reference",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let id = newest(&store).unwrap_or_else(|| panic!("no run recorded"));
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
     let list = stdout(&gauntlet(&["runs", "list", "--store", &store]));
     assert!(
         list.contains(&id) && list.contains("complete") && list.contains("512/512"),
@@ -106,7 +95,7 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
     );
     let o = gauntlet(&["runs", "delete", &id, "--store", &store]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(newest(&store), None);
+    assert_eq!(newest_run(&store), None);
     let o = gauntlet(&["report", &id, "--store", &store]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
@@ -135,7 +124,7 @@ fn replay_rejudges_with_the_current_verifier_and_no_agent() {
         "compliant",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let id = newest(&store).unwrap_or_else(|| panic!("no run"));
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run"));
 
     // Unchanged verifiers: nothing changes.
     let o = gauntlet(&["replay", &id, "--store", &store]);
@@ -160,7 +149,7 @@ fn replay_rejudges_with_the_current_verifier_and_no_agent() {
     let out = stdout(&o);
     assert!(out.contains("3 verdicts or task results changed"), "{out}");
     assert!(out.contains("Violated → Held"), "{out}");
-    let replay = newest(&store).unwrap_or_else(|| panic!("no replay run"));
+    let replay = newest_run(&store).unwrap_or_else(|| panic!("no replay run"));
     assert_ne!(replay, id);
     let jsonl = report(&store, &replay, "jsonl");
     assert!(
@@ -285,7 +274,7 @@ fn a_run_killed_at_twenty_points_and_resumed_equals_an_uninterrupted_one() {
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
         if id.is_none() {
-            id = newest(&store);
+            id = newest_run(&store);
         }
         if finished {
             // Finished before the kill: nothing was interrupted. Start over with a fresh run.
@@ -360,7 +349,7 @@ fn a_privilege_run_that_failed_resumes_without_rescoring_what_it_kept() {
         Some(2),
         "the policy file does not exist yet"
     );
-    let id = newest(&store).unwrap_or_else(|| panic!("no run"));
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run"));
     let show = stdout(&gauntlet(&["runs", "show", &id, "--store", &store]));
     assert!(
         show.contains("failed") && show.contains("1/2 done"),
@@ -547,7 +536,7 @@ fn a_red_team_replay_rejudges_offline_and_keeps_model_judgements() {
         "none,base64",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let id = newest(&store).unwrap_or_else(|| panic!("no run"));
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run"));
     let o = gauntlet(&[
         "replay",
         &id,
@@ -559,7 +548,7 @@ fn a_red_team_replay_rejudges_offline_and_keeps_model_judgements() {
     assert_eq!(o.status.code(), Some(3), "chat-leaky fails: {}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("0 outcomes changed"), "{out}");
-    let replay = newest(&store).unwrap_or_else(|| panic!("no replay"));
+    let replay = newest_run(&store).unwrap_or_else(|| panic!("no replay"));
     assert_ne!(replay, id);
     let tallies = |run: &str| -> Value {
         let v: Value =
@@ -645,7 +634,7 @@ fn every_report_format_of_every_job_matches_its_snapshot() {
         a.extend(["--store", &store]);
         let o = gauntlet(&a);
         assert!(o.status.success(), "{job}: {}", stderr(&o));
-        let id = newest(&store).unwrap_or_else(|| panic!("{job}: no run"));
+        let id = newest_run(&store).unwrap_or_else(|| panic!("{job}: no run"));
         for (format, ext) in [
             ("table", "txt"),
             ("json", "json"),
@@ -725,7 +714,7 @@ fn shards_run_apart_and_merged_equal_the_run_made_in_one_piece() {
         "{}",
         stdout(&o)
     );
-    let id = newest(&merged).unwrap_or_else(|| panic!("no merged run"));
+    let id = newest_run(&merged).unwrap_or_else(|| panic!("no merged run"));
     let expected = std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         report(&merged, &id, "json") == expected,
