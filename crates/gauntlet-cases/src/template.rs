@@ -201,51 +201,44 @@ pub fn expand_with(
     let mut ids: BTreeSet<String> = BTreeSet::new();
     for (k, vars) in t.vary.iter().chain(drafted.iter()).enumerate() {
         let number = k + 1;
-        let unfilled: Vec<&String> = names.iter().filter(|n| !vars.contains_key(*n)).collect();
-        let broken: Vec<&String> = vars
-            .iter()
-            .filter(|(_, v)| v.contains(['\n', '\r']))
-            .map(|(k, _)| k)
-            .collect();
-        if k >= authored && !broken.is_empty() {
-            out.push(Variant {
-                number,
-                id: None,
-                outcome: Outcome::Invalid(vec![Diagnostic::new(
-                    file,
-                    0,
-                    0,
-                    format!(
-                        "variant {number} (drafted): the model's value of {} has a line break",
-                        broken
-                            .iter()
-                            .map(|n| format!("{{{{{n}}}}}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )]),
-            });
-            continue;
-        }
-        if k >= authored && !unfilled.is_empty() {
-            out.push(Variant {
-                number,
-                id: None,
-                outcome: Outcome::Invalid(vec![Diagnostic::new(
-                    file,
-                    0,
-                    0,
-                    format!(
-                        "variant {number} (drafted): the model left {} unfilled",
-                        unfilled
-                            .iter()
-                            .map(|n| format!("{{{{{n}}}}}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )]),
-            });
-            continue;
+        // A drafted variant is the model's: what is wrong with it is a finding about the draft, not the template.
+        if k >= authored {
+            let list = |names: Vec<&String>| {
+                names
+                    .iter()
+                    .map(|n| format!("{{{{{n}}}}}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let broken: Vec<&String> = vars
+                .iter()
+                .filter(|(_, v)| v.contains(['\n', '\r']))
+                .map(|(k, _)| k)
+                .collect();
+            let unfilled: Vec<&String> = names.iter().filter(|n| !vars.contains_key(*n)).collect();
+            let wrong = if !broken.is_empty() {
+                Some(format!(
+                    "the model's value of {} has a line break",
+                    list(broken)
+                ))
+            } else if !unfilled.is_empty() {
+                Some(format!("the model left {} unfilled", list(unfilled)))
+            } else {
+                None
+            };
+            if let Some(why) = wrong {
+                out.push(Variant {
+                    number,
+                    id: None,
+                    outcome: Outcome::Invalid(vec![Diagnostic::new(
+                        file,
+                        0,
+                        0,
+                        format!("variant {number} (drafted): {why}"),
+                    )]),
+                });
+                continue;
+            }
         }
         let filled = fill(&t.case, vars);
         let case = match load_case(file, &filled) {
