@@ -842,7 +842,6 @@ fn unsharded(v: &serde_json::Value) -> serde_json::Value {
     v
 }
 
-/// Joins complete shards into one run in `st`; returns its id, header and summary.
 /// Joins complete shards into one run in `st`, prints its tables to `out`, and returns its id.
 fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String> {
     let mut shards = specs
@@ -861,14 +860,15 @@ fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String
                 shards[0].info.id
             );
         }
-        if s.shard.index != i {
-            let missing_or_twice = if s.shard.index > i {
-                "is missing"
-            } else {
-                "is given twice"
-            };
-            let which = if s.shard.index > i { i } else { s.shard.index };
-            bail!("shard {which}/{of} {missing_or_twice}: merging needs every shard once");
+        // Sorted by index: a gap is a missing shard, a repeat one given twice.
+        if s.shard.index > i {
+            bail!("shard {i}/{of} is missing: merging needs every shard once");
+        }
+        if s.shard.index < i {
+            bail!(
+                "shard {}/{of} is given twice: merging needs every shard once",
+                s.shard.index
+            );
         }
     }
     if shards.len() != of {
@@ -901,6 +901,7 @@ fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String
                 "timeout",
                 "model_concurrency",
                 "config",
+                "ignore_errors",
             ] {
                 o.remove(k);
             }
@@ -909,11 +910,24 @@ fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String
     };
     let args0 = defining(&shards[0].info.args);
     for s in &shards[1..] {
-        if defining(&s.info.args) != args0 {
+        let args = defining(&s.info.args);
+        if args != args0 {
+            let keys = |v: &serde_json::Value| v.as_object().cloned().unwrap_or_default();
+            let (a, b) = (keys(&args0), keys(&args));
+            let differ: Vec<&String> = a
+                .keys()
+                .chain(b.keys().filter(|k| !a.contains_key(*k)))
+                .filter(|k| a.get(*k) != b.get(*k))
+                .collect();
             bail!(
-                "run {} and run {} are not shards of the same run: they were started with different arguments",
+                "run {} and run {} are not shards of the same run: they were started with different {}",
                 shards[0].info.id,
-                s.info.id
+                s.info.id,
+                differ
+                    .iter()
+                    .map(|k| format!("--{}", k.replace('_', "-")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }

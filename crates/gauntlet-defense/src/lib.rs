@@ -135,25 +135,16 @@ pub fn allow_all_policy() -> Box<dyn Policy> {
     Box::new(baseline::Constant(true))
 }
 
-/// Builds a defense from its spec: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE`,
-/// `external:COMMAND ARGS…` (JSON lines on stdin/stdout) or `external:http(s)://URL`.
-pub fn from_spec(spec: &str) -> Result<Box<dyn Defense>, DefenseError> {
-    from_spec_with(spec, &|_| {
-        Err("model-based defenses need the model layer; this command does not provide one".into())
-    })
-}
-
 /// Builds the model of a model-based defense from a model spec (`openai/gpt-4.1-mini`); the error says why not.
 pub type ModelResolver<'a> = dyn Fn(&str) -> Result<ModelLink, String> + 'a;
 
 /// The model-based defenses' spec prefixes.
 pub const MODEL_DEFENSES: [&str; 2] = ["tool-filter:", "alignment-check:"];
 
-/// As [`from_spec`], with `models` building the model of `tool-filter:MODEL` and `alignment-check:MODEL`.
-pub fn from_spec_with(
-    spec: &str,
-    models: &ModelResolver<'_>,
-) -> Result<Box<dyn Defense>, DefenseError> {
+/// Builds a defense from its spec: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE`,
+/// `external:COMMAND ARGS…` (JSON lines on stdin/stdout), `external:http(s)://URL`, or `tool-filter:MODEL` and
+/// `alignment-check:MODEL`, whose model `models` builds.
+pub fn from_spec(spec: &str, models: &ModelResolver<'_>) -> Result<Box<dyn Defense>, DefenseError> {
     let err = |m: String| DefenseError {
         defense: spec.to_string(),
         message: m,

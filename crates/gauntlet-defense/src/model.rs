@@ -84,13 +84,14 @@ impl ModelLink {
         let replies = self.wait(async {
             let mut out = Vec::with_capacity(handles.len());
             for h in handles {
-                out.push(h.await.map_err(|e| {
-                    gauntlet_llm::LlmError::Malformed(format!("the request's task failed: {e}"))
+                out.push(h.await.unwrap_or_else(|e| {
+                    Err(gauntlet_llm::LlmError::Malformed(format!(
+                        "the request's task failed: {e}"
+                    )))
                 }));
             }
             out
         });
-        let replies: Vec<_> = replies.into_iter().map(|r| r.and_then(|x| x)).collect();
         replies.into_iter().map(|r| self.parse(who, r)).collect()
     }
 

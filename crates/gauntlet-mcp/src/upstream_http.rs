@@ -594,27 +594,8 @@ mod tests {
 
     #[tokio::test]
     async fn sessions_streams_server_requests_and_errors_are_handled() {
-        let st = Shared::default();
-        let app = axum::Router::new()
-            .route("/mcp", axum::routing::post(fake))
-            .route(
-                "/moved",
-                axum::routing::post(|| async {
-                    (
-                        axum::http::StatusCode::TEMPORARY_REDIRECT,
-                        [("location", "/mcp")],
-                    )
-                }),
-            )
-            .with_state(st.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        let url = format!("http://{addr}/mcp?key=SECRET-IN-QUERY");
+        let (base, st) = start_fake().await;
+        let url = format!("{base}?key=SECRET-IN-QUERY");
         let opts = |headers: HeaderMap| HttpOptions {
             headers,
             timeout: Duration::from_millis(500),
@@ -630,19 +611,13 @@ mod tests {
             "the URL's query stays out of errors: {e}"
         );
         // A redirect is not followed (it would carry the credentials elsewhere).
-        let e = HttpUpstream::connect(&format!("http://{addr}/moved"), opts(HeaderMap::new()))
+        let e = HttpUpstream::connect(&base.replace("/mcp", "/moved"), opts(HeaderMap::new()))
             .await
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("HTTP 307"), "{e}");
-        let mut creds = HeaderMap::new();
-        let mut v = HeaderValue::from_static("Bearer t0k");
-        v.set_sensitive(true);
-        creds.insert(reqwest::header::AUTHORIZATION, v);
-        let up = HttpUpstream::connect(&url, opts(creds))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let up = connected(&url, Duration::from_millis(500)).await;
         let r = up
             .request("tools/call", json!({"name": "x", "arguments": {}}))
             .await
@@ -705,11 +680,21 @@ mod tests {
         assert_eq!(got[3].1, json!({"jsonrpc":"2.0","id":"srv-1","result":{}}));
     }
 
-    /// Serves the fake on a free port; returns the endpoint's URL and the shared state.
+    /// Serves the fake on a free port (and `/moved`, a redirect to it); returns the endpoint's URL and the
+    /// shared state.
     async fn start_fake() -> (String, Shared) {
         let st = Shared::default();
         let app = axum::Router::new()
             .route("/mcp", axum::routing::post(fake))
+            .route(
+                "/moved",
+                axum::routing::post(|| async {
+                    (
+                        axum::http::StatusCode::TEMPORARY_REDIRECT,
+                        [("location", "/mcp")],
+                    )
+                }),
+            )
             .with_state(st.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -721,6 +706,7 @@ mod tests {
         (format!("http://{addr}/mcp"), st)
     }
 
+    /// A client of the fake, with its credential.
     async fn connected(url: &str, timeout: Duration) -> HttpUpstream {
         let mut creds = HeaderMap::new();
         creds.insert(

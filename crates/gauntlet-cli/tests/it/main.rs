@@ -29,6 +29,21 @@ pub fn gauntlet(args: &[&str]) -> Output {
     out
 }
 
+/// Runs the binary with `args` and SIGKILLs it after `ms` milliseconds; the run must still have been going.
+pub fn kill_midway(args: &[&str], ms: u64) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    let finished_early = child.try_wait().ok().flatten().is_some();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(!finished_early, "the run ended before it could be killed");
+}
+
 /// The newest run's id in a store, if it holds any.
 pub fn newest_run(store: &str) -> Option<String> {
     let o = gauntlet(&["runs", "list", "--json", "--store", store]);

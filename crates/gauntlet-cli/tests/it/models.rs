@@ -403,9 +403,8 @@ fn a_resumed_run_s_ledger_covers_the_killed_process_s_spend() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let cfg = config(dir.path(), &m.server.base_url());
     let store = dir.path().join("g.db").to_string_lossy().into_owned();
-    let bin = assert_cmd::cargo::cargo_bin("gauntlet");
-    let mut child = std::process::Command::new(&bin)
-        .args([
+    crate::kill_midway(
+        &[
             "run",
             "-q",
             "--agent",
@@ -418,16 +417,9 @@ fn a_resumed_run_s_ledger_covers_the_killed_process_s_spend() {
             &cfg,
             "--store",
             &store,
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    std::thread::sleep(std::time::Duration::from_millis(1200));
-    let finished_early = child.try_wait().ok().flatten().is_some();
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(!finished_early, "the run ended before it could be killed");
+        ],
+        1200,
+    );
     let killed = m.server.stats().requests;
     let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
     let o = gauntlet(&["run", "--resume", &id, "--store", &store]);

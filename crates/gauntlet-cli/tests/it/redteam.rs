@@ -657,9 +657,8 @@ fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
     });
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let store = dir.path().join("g.db").to_string_lossy().into_owned();
-    let bin = assert_cmd::cargo::cargo_bin("gauntlet");
-    let mut child = std::process::Command::new(&bin)
-        .args([
+    crate::kill_midway(
+        &[
             "redteam",
             "--config",
             &m.cfg,
@@ -675,16 +674,9 @@ fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
             "2",
             "--store",
             &store,
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let finished_early = child.try_wait().ok().flatten().is_some();
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(!finished_early, "the run ended before it could be killed");
+        ],
+        1500,
+    );
     let killed = m.server.stats().requests;
     let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
     let o = gauntlet(&["redteam", "--resume", &id, "--store", &store]);

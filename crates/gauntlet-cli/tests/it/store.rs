@@ -768,6 +768,25 @@ fn shards_run_apart_and_merged_equal_the_run_made_in_one_piece() {
         "{}",
         stderr(&o)
     );
+    // Arguments outside the header (the agent's step limit) count too, and the message names them.
+    let other = s(&dir.path().join("other2.db"));
+    let mut a = args.to_vec();
+    a.extend(["--shard", "2/3", "--store", &other, "--max-steps", "3"]);
+    assert!(gauntlet(&a).status.success());
+    let o = gauntlet(&[
+        "runs",
+        "merge",
+        &shard_db(0),
+        &shard_db(1),
+        &other,
+        "--store",
+        &merged,
+    ]);
+    assert!(
+        stderr(&o).contains("were started with different --max-steps"),
+        "{}",
+        stderr(&o)
+    );
     let o = gauntlet(&["run", "--shard", "3/3", "--no-store"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
