@@ -323,23 +323,7 @@ fn upstream_header(
 }
 
 fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
-    let models = crate::Models::for_defenses(
-        &crate::config::Config::load_opt(a.config.as_deref())?,
-        std::slice::from_ref(&a.defense),
-    )?;
-    let defense = models.defense(&a.defense)?;
-    let rules = match &a.inject {
-        Some(p) => gauntlet_cases::case::load_injection_rules(p).map_err(|d| {
-            anyhow::anyhow!(
-                "--inject:\n{}",
-                d.iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        })?,
-        None => Vec::new(),
-    };
+    // The arguments first: a defense may start a process or load a model.
     if !(a.upstream_timeout.is_finite() && a.upstream_timeout > 0.0) {
         anyhow::bail!("--upstream-timeout: must be a positive number of seconds");
     }
@@ -358,6 +342,23 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
         .map(|h| upstream_header(h, |v| std::env::var(v).ok()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("--upstream-header: {e}"))?;
+    let models = crate::Models::for_defenses(
+        &crate::config::Config::load_opt(a.config.as_deref())?,
+        std::slice::from_ref(&a.defense),
+    )?;
+    let defense = models.defense(&a.defense)?;
+    let rules = match &a.inject {
+        Some(p) => gauntlet_cases::case::load_injection_rules(p).map_err(|d| {
+            anyhow::anyhow!(
+                "--inject:\n{}",
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        })?,
+        None => Vec::new(),
+    };
     let rt = runtime()?;
     let upstream = rt.block_on(async {
         match (&a.upstream, &a.upstream_url) {
