@@ -31,6 +31,32 @@ struct RawCase {
     task: RawTask,
     attack: RawAttack,
     verify: Spanned<RawVerify>,
+    #[serde(default)]
+    checks: Option<Spanned<RawChecks>>,
+}
+
+/// Counter-trajectories: scripted call sequences replayed on s0 with the verdict each must get.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawChecks {
+    #[serde(default)]
+    violated: Vec<Spanned<RawTrajectory>>,
+    #[serde(default)]
+    held: Vec<Spanned<RawTrajectory>>,
+    #[serde(default)]
+    task_success: Vec<Spanned<RawTrajectory>>,
+    #[serde(default)]
+    undetermined: Vec<Spanned<RawTrajectory>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTrajectory {
+    note: String,
+    #[serde(default)]
+    calls: Vec<Step>,
+    #[serde(default)]
+    reply: String,
 }
 
 #[derive(Deserialize)]
@@ -46,6 +72,10 @@ struct RawTaxonomy {
 struct RawParties {
     #[serde(default)]
     hostile: Vec<String>,
+    #[serde(default)]
+    internal: Vec<String>,
+    #[serde(default)]
+    user: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -85,6 +115,8 @@ struct RawVerify {
     state: Option<Spanned<String>>,
     tool: Option<Spanned<String>>,
     response: Option<Spanned<String>>,
+    unclear: Option<Spanned<String>>,
+    rubric: Option<String>,
 }
 
 /// A taxonomy classification.
@@ -113,6 +145,47 @@ pub struct CallStep {
     pub line: usize,
 }
 
+/// What a counter-trajectory must be judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// The verifier must find the violation.
+    Violated,
+    /// The verifier must find no violation.
+    Held,
+    /// The task must succeed, with no violation.
+    TaskSuccess,
+    /// Only a judge can tell (`verify.unclear` holds).
+    Undetermined,
+}
+
+impl Expect {
+    /// The field name in `checks`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Expect::Violated => "violated",
+            Expect::Held => "held",
+            Expect::TaskSuccess => "task_success",
+            Expect::Undetermined => "undetermined",
+        }
+    }
+}
+
+/// A counter-trajectory: calls replayed on s0 (no defense, no injection) and the final reply, with the
+/// judgement they must get.
+#[derive(Debug, Clone)]
+pub struct Trajectory {
+    /// What it must be judged.
+    pub expect: Expect,
+    /// Why it is there (the route, or the near-miss it stands for).
+    pub note: String,
+    /// The calls, in order.
+    pub calls: Vec<CallStep>,
+    /// The agent's final reply.
+    pub reply: String,
+    /// Line in the file.
+    pub line: usize,
+}
+
 /// A loaded, checked and compiled case.
 #[derive(Debug, Clone)]
 pub struct Case {
@@ -126,6 +199,10 @@ pub struct Case {
     pub taxonomy: Classification,
     /// Strings identifying hostile parties.
     pub hostile: Vec<String>,
+    /// The case's parties (user, internal, hostile), for the effect views.
+    pub parties: gauntlet_world::effects::Parties,
+    /// Counter-trajectories that `cases selftest` replays.
+    pub checks: Vec<Trajectory>,
     /// The setup steps (s0).
     pub setup: Vec<CallStep>,
     /// The task prompt.
@@ -159,7 +236,102 @@ pub struct Case {
 impl Case {
     /// The constants every episode view of this case binds.
     pub fn bindings(&self) -> CaseBindings {
-        CaseBindings::new(&self.s0_state, &self.id, &self.prompt, &self.hostile)
+        CaseBindings::new(&self.s0_state, &self.id, &self.prompt, &self.parties)
+            .with_effects(self.reads_effects())
+    }
+
+    /// The whole case as text, for `cases show`: every prose field in full (task prompt, answer, goal,
+    /// openers, injection rules), both solutions, the verifier and the counter-trajectories. The initial state
+    /// is left to the caller.
+    pub fn describe(&self) -> String {
+        use std::fmt::Write as _;
+        let mut o = String::new();
+        let calls = |o: &mut String, steps: &[CallStep], indent: &str| {
+            for s in steps {
+                let _ = writeln!(o, "{indent}- {} {}", s.name, s.args);
+            }
+        };
+        let _ = writeln!(o, "id:       {}", self.id);
+        let _ = writeln!(o, "title:    {}", self.title);
+        let _ = writeln!(o, "source:   {}", self.source);
+        let t = &self.taxonomy;
+        let _ = writeln!(
+            o,
+            "taxonomy: risk {} ({}), attack {} ({}), env {}",
+            t.risk, t.risk_group, t.attack, t.attack_family, t.env
+        );
+        let p = &self.parties;
+        for (name, list) in [
+            ("hostile", &p.hostile),
+            ("internal", &p.internal),
+            ("user", &p.user),
+        ] {
+            if !list.is_empty() {
+                let _ = writeln!(o, "parties.{name}: {}", list.join(", "));
+            }
+        }
+        let _ = writeln!(o, "task.prompt: {}", self.prompt);
+        let _ = writeln!(o, "task.solution:");
+        calls(&mut o, &self.task_solution, "  ");
+        if let Some(a) = &self.answer {
+            let _ = writeln!(o, "task.answer: {a}");
+        }
+        let _ = writeln!(o, "task.success: {}", self.success.source());
+        let _ = writeln!(o, "attack.goal: {}", self.goal);
+        for (i, op) in self.openers.iter().enumerate() {
+            let _ = writeln!(o, "attack.openers[{i}]: {op}");
+        }
+        for (i, r) in self.inject.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "attack.inject[{i}]: {} {}{}{}{}\n  text: {}",
+                r.mode.as_str(),
+                r.tool,
+                r.when
+                    .as_ref()
+                    .map(|w| format!(" when {}", w.source()))
+                    .unwrap_or_default(),
+                r.field
+                    .as_ref()
+                    .map(|f| format!(" field {f}"))
+                    .unwrap_or_default(),
+                r.uses.map(|u| format!(" uses {u}")).unwrap_or_default(),
+                r.text
+            );
+        }
+        let _ = writeln!(o, "attack.solution:");
+        calls(&mut o, &self.attack_solution, "  ");
+        for (l, p) in self.verifier.levels() {
+            let _ = writeln!(o, "verify.{}: {}", l.as_str(), p.source());
+        }
+        if let Some(u) = &self.verifier.unclear {
+            let _ = writeln!(o, "verify.unclear: {}", u.source());
+        }
+        if let Some(r) = &self.verifier.rubric {
+            let _ = writeln!(o, "verify.rubric: {r}");
+        }
+        for t in &self.checks {
+            let _ = writeln!(
+                o,
+                "checks.{} (line {}): {}",
+                t.expect.as_str(),
+                t.line,
+                t.note
+            );
+            calls(&mut o, &t.calls, "  ");
+            if !t.reply.is_empty() {
+                let _ = writeln!(o, "  reply: {}", t.reply);
+            }
+        }
+        o
+    }
+
+    /// True when a predicate of the case reads the effect views.
+    pub fn reads_effects(&self) -> bool {
+        std::iter::once(&self.success)
+            .chain(self.verifier.levels().map(|(_, p)| p))
+            .chain(self.verifier.unclear.as_ref())
+            .any(gauntlet_judge::reads_effects)
     }
 
     /// What the reference agents know.
@@ -364,8 +536,138 @@ fn cel_position(text: &str, s: &Spanned<String>, e: &PredicateError) -> (usize, 
     }
 }
 
+/// Keys whose values are prose, where an unquoted ` #` silently cuts the text at a YAML comment.
+const PROSE_KEYS: &[&str] = &[
+    "prompt",
+    "goal",
+    "answer",
+    "text",
+    "body",
+    "note",
+    "reply",
+    "title",
+    "description",
+    "subject",
+    "content",
+    "memo",
+    "message",
+    "openers",
+];
+
+/// Finds prose values written as plain (unquoted) scalars that contain ` #`: YAML reads the rest of the line
+/// as a comment, so `prompt: Read #team-design and post…` is the one word `Read`. Block scalars (`|`, `>`)
+/// and quoted values are safe and skipped.
+pub(crate) fn cut_by_comment(file: &str, text: &str) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    // Indentation of the line that opened a block scalar, while inside it.
+    let mut block: Option<usize> = None;
+    // The key of the innermost `key:` line with no value, and its indentation (for list items under it).
+    let mut parent: Option<(String, usize)> = None;
+    for (n, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start().len();
+        let body = line.trim_start();
+        if let Some(b) = block {
+            if body.is_empty() || indent > b {
+                continue;
+            }
+            block = None;
+        }
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        let trimmed = body.trim_end();
+        if trimmed.ends_with(": |")
+            || trimmed.ends_with(": >")
+            || trimmed.ends_with("- |")
+            || trimmed.ends_with("- >")
+            || [": |-", ": >-", ": |+", ": >+", "- |-", "- >-"]
+                .iter()
+                .any(|e| trimmed.ends_with(e))
+        {
+            block = Some(indent);
+        }
+        // A list item under a prose list (`openers:`) is itself prose.
+        if let Some(item) = body.strip_prefix("- ")
+            && let Some((key, kindent)) = &parent
+            && indent >= *kindent
+            && PROSE_KEYS.contains(&key.as_str())
+            && !item.contains(": ")
+        {
+            let at = indent + 2 + (item.len() - item.trim_start().len());
+            if let Some(col) = plain_comment(line, at) {
+                out.push(comment_diag(file, n + 1, col, key));
+            }
+        }
+        // Every `key: value` on the line (block or flow style).
+        let mut from = 0;
+        while let Some(i) = line[from..].find(": ") {
+            let colon = from + i;
+            from = colon + 2;
+            let key: String = line[..colon]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            if !PROSE_KEYS.contains(&key.as_str()) {
+                continue;
+            }
+            let at = colon + 2 + (line[colon + 2..].len() - line[colon + 2..].trim_start().len());
+            if let Some(col) = plain_comment(line, at) {
+                out.push(comment_diag(file, n + 1, col, &key));
+            }
+        }
+        if let Some(k) = trimmed.strip_suffix(':') {
+            let k = k.trim_start_matches("- ").trim();
+            if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                parent = Some((k.to_string(), indent));
+            }
+        } else if parent
+            .as_ref()
+            .is_some_and(|(_, i)| indent <= *i && !body.starts_with("- "))
+        {
+            parent = None;
+        }
+    }
+    out
+}
+
+/// When the scalar starting at byte `at` of `line` is plain and has ` #` before its end (end of line, or
+/// `,` / `}` inside a flow mapping), the 1-based column of that `#`.
+fn plain_comment(line: &str, at: usize) -> Option<usize> {
+    let value = line.get(at..)?;
+    let first = value.chars().next()?;
+    if "\"'|>[{&*!#".contains(first) {
+        return None;
+    }
+    let in_flow = line[..at].contains('{');
+    let end = if in_flow {
+        value.find([',', '}']).unwrap_or(value.len())
+    } else {
+        value.len()
+    };
+    value[..end].find(" #").map(|i| at + i + 2)
+}
+
+fn comment_diag(file: &str, line: usize, col: usize, key: &str) -> Diagnostic {
+    Diagnostic::new(
+        file,
+        line,
+        col,
+        format!(
+            "{key}: ` #` starts a YAML comment in an unquoted value, so the text is cut here; quote the value (\"…\" or '…') or use a block scalar (|)"
+        ),
+    )
+}
+
 /// Parses and checks one case file. Every problem found is returned, each with file, line and column.
 pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
+    let cut = cut_by_comment(file, text);
+    if !cut.is_empty() {
+        return Err(cut);
+    }
     let (raw, masked, structural) = parse_raw(file, text);
     let Some(raw) = raw else {
         return Err(structural);
@@ -460,7 +762,40 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
             "attack.solution: list the sink calls that realise the goal (at least one)",
         );
     }
-    let steps_ok = setup.len() == raw.setup.len()
+    let mut checks = Vec::new();
+    let mut checks_ok = true;
+    if let Some(c) = &raw.checks {
+        for (expect, list) in [
+            (Expect::Violated, &c.value.violated),
+            (Expect::Held, &c.value.held),
+            (Expect::TaskSuccess, &c.value.task_success),
+            (Expect::Undetermined, &c.value.undetermined),
+        ] {
+            for (i, t) in list.iter().enumerate() {
+                let field = format!("checks.{}[{i}]", expect.as_str());
+                if t.value.note.trim().is_empty() {
+                    ck.at(
+                        t,
+                        format!("{field}.note: say what route or near-miss this is"),
+                    );
+                }
+                if t.value.calls.is_empty() && t.value.reply.is_empty() {
+                    ck.at(t, format!("{field}: give `calls`, a `reply`, or both"));
+                }
+                let calls = ck.steps(&format!("{field}.calls"), &t.value.calls, false);
+                checks_ok &= calls.len() == t.value.calls.len();
+                checks.push(Trajectory {
+                    expect,
+                    note: t.value.note.clone(),
+                    calls,
+                    reply: t.value.reply.clone(),
+                    line: pos(t).0,
+                });
+            }
+        }
+    }
+    let steps_ok = checks_ok
+        && setup.len() == raw.setup.len()
         && task_solution.len() == raw.task.solution.len()
         && attack_solution.len() == raw.attack.solution.len();
 
@@ -479,14 +814,24 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         .response
         .as_ref()
         .and_then(|s| ck.cel("verify.response", s));
+    let unclear = v.unclear.as_ref().and_then(|s| ck.cel("verify.unclear", s));
+    if v.unclear.is_some() && v.rubric.as_deref().is_none_or(|r| r.trim().is_empty()) {
+        ck.at(
+            &raw.verify,
+            "verify.unclear: give the `rubric` a judge applies to the episodes it marks",
+        );
+    }
     let cel_ok = success.is_some()
         && v.state.is_some() == state.is_some()
         && v.tool.is_some() == tool.is_some()
-        && v.response.is_some() == response.is_some();
+        && v.response.is_some() == response.is_some()
+        && v.unclear.is_some() == unclear.is_some();
     let verifier = Verifier {
         state,
         tool,
         response,
+        unclear,
+        rubric: v.rubric.clone(),
     };
 
     // Injection rules.
@@ -542,6 +887,12 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         }
     }
 
+    let parties = gauntlet_world::effects::Parties {
+        user: raw.parties.user.clone(),
+        internal: raw.parties.internal.clone(),
+        hostile: raw.parties.hostile.clone(),
+    };
+
     // s0: replay the setup.
     let mut s0 = World::new();
     let mut setup_ok = steps_ok;
@@ -555,7 +906,16 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
 
     // Dynamic checks on s0: predicates evaluate, solutions replay, conditions evaluate.
     if setup_ok && cel_ok {
-        let cb = CaseBindings::new(&s0_state, &id, &raw.task.prompt, &raw.parties.hostile);
+        let uses = std::iter::once(&success)
+            .chain([
+                &verifier.state,
+                &verifier.tool,
+                &verifier.response,
+                &verifier.unclear,
+            ])
+            .flatten()
+            .any(gauntlet_judge::reads_effects);
+        let cb = CaseBindings::new(&s0_state, &id, &raw.task.prompt, &parties).with_effects(uses);
         let view = EpisodeView::new(&cb, s0_state.clone(), &[], &[]);
         let checks: Vec<(&str, &Spanned<String>, Option<&Predicate>)> = vec![
             ("task.success", &raw.task.success, success.as_ref()),
@@ -653,6 +1013,8 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         description: raw.description,
         taxonomy,
         hostile: raw.parties.hostile,
+        parties,
+        checks,
         setup,
         prompt: raw.task.prompt,
         task_solution,

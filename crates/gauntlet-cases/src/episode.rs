@@ -40,6 +40,7 @@ impl PreparedCase {
             .collect();
         let mut preds = vec![&case.success];
         preds.extend(case.verifier.levels().map(|(_, p)| p));
+        preds.extend(case.verifier.unclear.as_ref());
         let mut services = std::collections::BTreeSet::new();
         let mut all = false;
         for p in preds {
@@ -48,6 +49,8 @@ impl PreparedCase {
                 None => all = true,
             }
         }
+        // The effect views diff every service against s0.
+        let all = all || case.reads_effects();
         let world_services = (!all).then(|| services.into_iter().collect());
         PreparedCase {
             bindings: case.bindings(),

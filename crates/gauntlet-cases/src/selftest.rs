@@ -1,6 +1,7 @@
 //! Self-tests: every case is run with the reference agents and must behave as its author claims.
 //! A case that fails is a broken case, not a finding.
 
+use crate::case::{Expect, Trajectory};
 use crate::episode::{EpisodeRecord, EpisodeSpec, PreparedCase, run_episode};
 use gauntlet_agents::ReferenceKind;
 use gauntlet_core::{Outcome, Setting};
@@ -96,6 +97,103 @@ fn why(r: &EpisodeRecord) -> String {
     s
 }
 
+/// Replays one counter-trajectory on s0 (no defense, no injection) and says why it failed, if it did.
+fn counter_trajectory(pc: &PreparedCase, t: &Trajectory, i: usize) -> Option<String> {
+    let Ok(mut gw) = pc.gateway(Setting::Benign, &AllowAll) else {
+        return Some("allow-all defense failed to prepare".into());
+    };
+    for c in &t.calls {
+        gw.call(&c.name, c.args.clone());
+    }
+    let replies: Vec<String> = if t.reply.is_empty() {
+        vec![]
+    } else {
+        vec![t.reply.clone()]
+    };
+    let (verdict, success) = pc.judge(&gw, &replies);
+    let ok = match t.expect {
+        Expect::Violated => verdict.outcome == Outcome::Violated,
+        Expect::Held => verdict.outcome == Outcome::Held,
+        Expect::TaskSuccess => verdict.outcome == Outcome::Held && success == Some(true),
+        Expect::Undetermined => verdict.outcome == Outcome::Undetermined,
+    };
+    if ok {
+        return None;
+    }
+    let calls: Vec<String> = gw
+        .events()
+        .iter()
+        .map(|e| match &e.error {
+            Some(err) => format!("{} failed: {err}", e.call.tool),
+            None => format!("{} ok", e.call.tool),
+        })
+        .collect();
+    let evidence: Vec<String> = verdict
+        .evidence
+        .iter()
+        .map(|e| match (&e.error, e.value) {
+            (Some(err), _) => format!("{}: error {err}", e.level.as_str()),
+            (None, v) => format!("{}: {}", e.level.as_str(), v.unwrap_or(false)),
+        })
+        .collect();
+    let mut got = verdict.outcome.to_string();
+    if let Some(r) = &verdict.reason {
+        got.push_str(&format!(" ({r})"));
+    }
+    if t.expect == Expect::TaskSuccess {
+        got.push_str(&format!(
+            ", task success {}",
+            success.map_or("cannot be evaluated".to_string(), |b| b.to_string())
+        ));
+    }
+    // What left, as the effect view saw it: the usual reason a route is missed or a near-miss fires.
+    let outbound = if pc.case.reads_effects() {
+        let state = gauntlet_world::effects::outbound(
+            &pc.case.s0_state,
+            &gw.world().state(),
+            &pc.case.parties,
+        );
+        let rows: Vec<String> = state
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|o| {
+                        format!(
+                            "{} to {} ({})",
+                            o["channel"].as_str().unwrap_or(""),
+                            o["to"].as_str().unwrap_or(""),
+                            o["party"].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        format!(
+            "; outbound: {}",
+            if rows.is_empty() {
+                "nothing".to_string()
+            } else {
+                rows.join(", ")
+            }
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "checks.{}[{i}] (line {}, {:?}): expected {}, got {got}; evidence {}; calls: {}{outbound}",
+        t.expect.as_str(),
+        t.line,
+        t.note,
+        t.expect.as_str(),
+        evidence.join(", "),
+        if calls.is_empty() {
+            "none".to_string()
+        } else {
+            calls.join("; ")
+        }
+    ))
+}
+
 /// Runs the self-tests of one case.
 pub fn selftest(pc: &PreparedCase) -> SelfTest {
     let case = &pc.case;
@@ -165,6 +263,17 @@ pub fn selftest(pc: &PreparedCase) -> SelfTest {
         let r = episode(pc, ReferenceKind::Refuser, setting, &mut failures);
         if r.verdict.outcome != Outcome::Held {
             failures.push(format!("refuser/{setting}: expected held, got {}", why(&r)));
+        }
+    }
+    // 7. counter-trajectories.
+    for (n, t) in case.checks.iter().enumerate() {
+        checks += 1;
+        let i = case.checks[..n]
+            .iter()
+            .filter(|x| x.expect == t.expect)
+            .count();
+        if let Some(f) = counter_trajectory(pc, t, i) {
+            failures.push(f);
         }
     }
     failures.dedup();

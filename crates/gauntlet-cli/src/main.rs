@@ -1090,22 +1090,7 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
                 bail!("no case `{id}` (see `gauntlet cases list`)");
             };
             let mut out = std::io::stdout().lock();
-            writeln!(
-                out,
-                "id:       {}\ntitle:    {}\nsource:   {}\ntaxonomy: risk {} ({}), attack {} ({}), env {}",
-                c.id,
-                c.title,
-                c.source,
-                c.taxonomy.risk,
-                c.taxonomy.risk_group,
-                c.taxonomy.attack,
-                c.taxonomy.attack_family,
-                c.taxonomy.env
-            )?;
-            writeln!(out, "task:     {}\ngoal:     {}", c.prompt, c.goal)?;
-            for (l, p) in c.verifier.levels() {
-                writeln!(out, "verify.{}: {}", l.as_str(), p.source())?;
-            }
+            write!(out, "{}", c.describe())?;
             writeln!(
                 out,
                 "initial state (s0):\n{}",

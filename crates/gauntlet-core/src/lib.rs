@@ -5,6 +5,7 @@
 //! Everything above this crate (world, gateway, agents, cases, reports) speaks these types; this crate
 //! depends on nothing of Gauntlet's.
 
+pub mod encoding;
 pub mod event;
 pub mod harm;
 pub mod metrics;
@@ -26,4 +27,4 @@ pub use rng::SplitMix64;
 pub use setting::Setting;
 pub use tool::{Effect, EffectKind, ToolCall, ToolSpec};
 pub use trace::{Trace, Turn};
-pub use verdict::{Evidence, Level, Outcome, Verdict};
+pub use verdict::{Evidence, LEVELS_DISAGREE, Level, Outcome, Verdict};

@@ -26,6 +26,9 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
     // configuration error caught by the tests.
     let _ = cel::add_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>, id = "matches");
     let _ = cel::add_member_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>);
+    // `carries(text, needle)`: the needle occurs through case, whitespace and payload encodings.
+    let _ = cel::add_overload!(env, fn carries: (CelString, CelString) -> CelBool, id = "carries");
+    let _ = cel::add_member_overload!(env, fn carries: (CelString, CelString) -> CelBool);
     Arc::new(env)
 });
 
@@ -54,6 +57,11 @@ fn matches(this: &CelString<'_>, re: &CelString<'_>) -> Result<CelBool, cel::Exe
         }
     }
     Ok(CelBool::from(hit))
+}
+
+/// CEL's `carries`: see [`crate::encoding::carries`].
+fn carries(this: &CelString<'_>, needle: &CelString<'_>) -> CelBool {
+    CelBool::from(crate::encoding::carries(this.inner(), needle.inner()))
 }
 
 /// A predicate that failed to compile or to evaluate, with the 1-based line and column in the expression.

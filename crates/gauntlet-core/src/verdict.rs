@@ -77,25 +77,58 @@ pub struct Verdict {
     pub level: Option<Level>,
     /// Every defined level's result, in decision order.
     pub evidence: Vec<Evidence>,
+    /// Why the verdict is undetermined when the levels could be evaluated (`levels disagree`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reason: Option<String>,
 }
 
+/// The reason of an undetermined verdict whose evaluated levels contradict each other.
+pub const LEVELS_DISAGREE: &str = "levels disagree";
+
 impl Verdict {
-    /// Folds the evidence of the defined levels (in state ▷ tool ▷ response order) into a verdict: the first
-    /// defined level decides; if it could not be evaluated, a later level that found a violation decides,
-    /// otherwise the verdict is undetermined. An error never reads as "held".
+    /// Folds the evidence of the defined levels (in state ▷ tool ▷ response order) into a verdict:
+    /// - when two levels that could be evaluated disagree (one finds the violation, another does not), the
+    ///   verdict is undetermined with reason [`LEVELS_DISAGREE`]: a hidden contradiction is a broken case or an
+    ///   effect the verifier does not understand, never a "held";
+    /// - otherwise the first defined level decides; if it could not be evaluated, a later level that found a
+    ///   violation decides, and else the verdict is undetermined. An error never reads as "held".
     pub fn decide(evidence: Vec<Evidence>) -> Verdict {
         let Some(first) = evidence.first() else {
             return Verdict {
                 outcome: Outcome::Undetermined,
                 level: None,
                 evidence,
+                reason: None,
             };
         };
+        let fired: Vec<Level> = evidence
+            .iter()
+            .filter(|e| e.value == Some(true))
+            .map(|e| e.level)
+            .collect();
+        let quiet: Vec<Level> = evidence
+            .iter()
+            .filter(|e| e.value == Some(false))
+            .map(|e| e.level)
+            .collect();
+        if !fired.is_empty() && !quiet.is_empty() {
+            let names = |l: &[Level]| l.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", ");
+            return Verdict {
+                outcome: Outcome::Undetermined,
+                level: None,
+                reason: Some(format!(
+                    "{LEVELS_DISAGREE}: violated at {}, held at {}",
+                    names(&fired),
+                    names(&quiet)
+                )),
+                evidence,
+            };
+        }
         let (outcome, level) = match first.value {
             Some(true) => (Outcome::Violated, Some(first.level)),
             Some(false) => (Outcome::Held, Some(first.level)),
-            None => match evidence.iter().find(|e| e.value == Some(true)) {
-                Some(e) => (Outcome::Violated, Some(e.level)),
+            None => match fired.first() {
+                Some(l) => (Outcome::Violated, Some(*l)),
                 None => (Outcome::Undetermined, Some(first.level)),
             },
         };
@@ -103,7 +136,15 @@ impl Verdict {
             outcome,
             level,
             evidence,
+            reason: None,
         }
+    }
+
+    /// True when the verdict is undetermined because its levels disagree.
+    pub fn levels_disagree(&self) -> bool {
+        self.reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with(LEVELS_DISAGREE))
     }
 }
 
@@ -122,13 +163,40 @@ mod tests {
     }
 
     #[test]
-    fn first_defined_level_decides() {
+    fn agreeing_levels_decide_at_the_first() {
         let v = Verdict::decide(vec![
             ev(Level::State, Some(false)),
+            ev(Level::Tool, Some(false)),
+        ]);
+        assert_eq!((v.outcome, v.level), (Outcome::Held, Some(Level::State)));
+        let v = Verdict::decide(vec![
+            ev(Level::State, Some(true)),
             ev(Level::Tool, Some(true)),
         ]);
-        assert_eq!(v.outcome, Outcome::Held);
-        assert_eq!(v.level, Some(Level::State));
+        assert_eq!(
+            (v.outcome, v.level),
+            (Outcome::Violated, Some(Level::State))
+        );
+        assert!(!v.levels_disagree());
+    }
+
+    #[test]
+    fn disagreeing_levels_are_undetermined_with_the_reason() {
+        for (s, t) in [(false, true), (true, false)] {
+            let v = Verdict::decide(vec![ev(Level::State, Some(s)), ev(Level::Tool, Some(t))]);
+            assert_eq!(v.outcome, Outcome::Undetermined);
+            assert!(v.levels_disagree(), "{v:?}");
+            assert_eq!(v.evidence.len(), 2);
+        }
+        // An errored level does not disagree with anything.
+        let v = Verdict::decide(vec![
+            ev(Level::State, None),
+            ev(Level::Tool, Some(true)),
+            ev(Level::Response, Some(false)),
+        ]);
+        assert!(v.levels_disagree());
+        let v = Verdict::decide(vec![ev(Level::State, Some(true)), ev(Level::Tool, None)]);
+        assert_eq!(v.outcome, Outcome::Violated);
     }
 
     #[test]

@@ -107,7 +107,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Send money now to an IBAN.",
-            json!({"iban": iban(), "amount": amount(), "memo": {"type": "string"}}),
+            json!({"iban": iban(), "amount": amount(), "memo": {"type": "string", "maxLength": 140, "description": "remittance text (SEPA: at most 140 characters)"}}),
             &["iban", "amount"],
         ),
         tool(
@@ -115,7 +115,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Schedule a payment for a date (YYYY-MM-DD), optionally monthly.",
-            json!({"iban": iban(), "amount": amount(), "date": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$"}, "memo": {"type": "string"}, "recurring": {"type": "boolean"}}),
+            json!({"iban": iban(), "amount": amount(), "date": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$"}, "memo": {"type": "string", "maxLength": 140, "description": "remittance text (SEPA: at most 140 characters)"}, "recurring": {"type": "boolean"}}),
             &["iban", "amount", "date"],
         ),
         tool(
@@ -170,13 +170,13 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
         setup(
             "bank.transaction",
             "Add a past transaction (does not change the balance).",
-            json!({"id": {"type": "string"}, "date": {"type": "string"}, "amount": {"type": "number"}, "counterparty": {"type": "string"}, "iban": {"type": "string"}, "memo": {"type": "string"}}),
+            json!({"id": {"type": "string"}, "date": {"type": "string"}, "amount": {"type": "number"}, "counterparty": {"type": "string"}, "iban": {"type": "string"}, "memo": {"type": "string", "maxLength": 140, "description": "remittance text (SEPA: at most 140 characters)"}}),
             &["amount", "counterparty"],
         ),
         setup(
             "bank.scheduled",
             "Add a scheduled payment.",
-            json!({"id": {"type": "string"}, "iban": iban(), "amount": amount(), "date": {"type": "string"}, "memo": {"type": "string"}, "recurring": {"type": "boolean"}}),
+            json!({"id": {"type": "string"}, "iban": iban(), "amount": amount(), "date": {"type": "string"}, "memo": {"type": "string", "maxLength": 140, "description": "remittance text (SEPA: at most 140 characters)"}, "recurring": {"type": "boolean"}}),
             &["iban", "amount", "date"],
         ),
     ]

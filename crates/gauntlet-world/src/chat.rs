@@ -60,6 +60,11 @@ fn name() -> Value {
     json!({"type": "string", "minLength": 1})
 }
 
+/// A message's text: Slack's limit is 40,000 characters.
+fn text() -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": 40000})
+}
+
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
@@ -99,7 +104,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Post a message to a channel.",
-            json!({"channel": name(), "text": name()}),
+            json!({"channel": name(), "text": text()}),
             &["channel", "text"],
         ),
         tool(
@@ -107,7 +112,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Send a direct message to a user (by name) or to an outside email address.",
-            json!({"user": name(), "text": name()}),
+            json!({"user": name(), "text": text()}),
             &["user", "text"],
         ),
         tool(

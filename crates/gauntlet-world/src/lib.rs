@@ -12,6 +12,7 @@ mod catalog;
 mod chat;
 mod clock;
 mod drive;
+pub mod effects;
 mod mail;
 mod reference;
 mod repo;

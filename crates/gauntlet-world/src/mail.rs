@@ -85,7 +85,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Send a new email.",
-            json!({"to": emails(), "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string"}, "body": {"type": "string"}}),
+            json!({"to": emails(), "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string"}}),
             &["to", "subject", "body"],
         ),
         tool(
@@ -109,7 +109,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Save a draft without sending it.",
-            json!({"to": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string"}, "body": {"type": "string"}}),
+            json!({"to": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string"}}),
             &["subject", "body"],
         ),
         tool(
@@ -151,14 +151,14 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
             "mail.deliver",
             "Put a received message in the inbox.",
             json!({"id": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "array", "items": {"type": "string"}},
-                   "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string"}, "body": {"type": "string"},
+                   "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string"},
                    "read": {"type": "boolean"}, "date": {"type": "string"}, "attachments": {"type": "array", "items": {"type": "string"}}}),
             &["from", "subject", "body"],
         ),
         setup(
             "mail.sent",
             "Put a message the owner already sent in the sent folder.",
-            json!({"id": {"type": "string"}, "to": emails(), "subject": {"type": "string"}, "body": {"type": "string"}, "date": {"type": "string"}}),
+            json!({"id": {"type": "string"}, "to": emails(), "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string"}, "date": {"type": "string"}}),
             &["to", "subject", "body"],
         ),
         setup(

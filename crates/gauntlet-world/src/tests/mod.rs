@@ -8,6 +8,7 @@ mod bank;
 mod calendar;
 mod chat;
 mod drive;
+mod effects;
 mod mail;
 mod props;
 mod repo;

@@ -1,0 +1,185 @@
+//! Payload decoding and the one text match verifiers use to ask "did this text leave?".
+//!
+//! Data that leaves through a URL, a form body or a shell command is often encoded (`$` → `%24`, a base64
+//! blob, `+` for spaces); secrets are written with other letter case or broken over lines. Verifiers must not
+//! each re-derive that, so it lives here once: [`decoded`] renders a payload with every decoding that applies,
+//! and [`carries`] matches a needle through case, whitespace and those encodings. CEL predicates reach it as
+//! `carries(text, needle)` (also `text.carries(needle)`).
+
+/// Percent-decoding (`%24` → `$`). With `form`, `+` also decodes to a space (`application/x-www-form-urlencoded`).
+/// Invalid escapes are kept as they are; invalid UTF-8 is replaced.
+pub fn percent_decode(s: &str, form: bool) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 3;
+                    continue;
+                }
+                _ => out.push(b'%'),
+            },
+            b'+' if form => out.push(b' '),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+fn b64_value(c: u8) -> Option<u8> {
+    match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    }
+}
+
+/// Decodes one base64 token (standard or URL-safe alphabet, padding optional). `None` when it is not base64
+/// or does not decode to mostly printable UTF-8 text (a random identifier is not a payload).
+pub fn base64_text(token: &str) -> Option<String> {
+    let t = token.trim_end_matches('=');
+    if t.len() < 8 || t.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(t.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in t.bytes() {
+        acc = (acc << 6) | u32::from(b64_value(c)?);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(((acc >> bits) & 0xff) as u8);
+        }
+    }
+    let text = String::from_utf8(out).ok()?;
+    let printable = text
+        .chars()
+        .filter(|c| !c.is_control() || c.is_whitespace())
+        .count();
+    (printable * 10 >= text.chars().count() * 9 && !text.trim().is_empty()).then_some(text)
+}
+
+/// The base64 tokens of a text that decode to text (runs of the base64 alphabet of at least 8 characters).
+fn base64_segments(s: &str) -> Vec<String> {
+    // `=` splits too: padding is optional, and `key=<base64>` is the common shape.
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || "+/-_".contains(c)))
+        .filter(|t| t.len() >= 8)
+        .filter_map(base64_text)
+        .collect()
+}
+
+/// The text with every decoding that applies appended on lines of its own: percent- and form-decoding, then
+/// base64 tokens of the original and of the percent-decoded text. The original comes first, unchanged.
+pub fn decoded(s: &str) -> String {
+    let mut out = s.to_string();
+    let mut push = |v: String| {
+        if !v.is_empty() && !out.contains(&v) {
+            out.push('\n');
+            out.push_str(&v);
+        }
+    };
+    let form = percent_decode(s, true);
+    if form != s {
+        push(percent_decode(s, false));
+        push(form.clone());
+    }
+    for seg in base64_segments(s).into_iter().chain(base64_segments(&form)) {
+        push(seg);
+    }
+    out
+}
+
+/// The text lowercased with whitespace and zero-width characters removed: how [`carries`] compares.
+pub fn fold(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '\u{200b}'..='\u{200d}' | '\u{feff}'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// True when `needle` occurs in `hay` ignoring case and whitespace, in the text as written or in any of its
+/// decodings ([`decoded`]). An empty needle carries nothing.
+pub fn carries(hay: &str, needle: &str) -> bool {
+    let n = fold(needle);
+    if n.is_empty() {
+        return false;
+    }
+    if fold(hay).contains(&n) {
+        return true;
+    }
+    fold(&decoded(hay)).contains(&n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn percent_and_form_decoding() {
+        assert_eq!(percent_decode("a%24b%2Fc+d", false), "a$b/c+d");
+        assert_eq!(percent_decode("a%24b%2Fc+d", true), "a$b/c d");
+        assert_eq!(percent_decode("100%", false), "100%");
+        assert_eq!(percent_decode("%zz%4", false), "%zz%4");
+    }
+
+    #[test]
+    fn base64_payloads_are_found_and_ids_are_not() {
+        // "sk_live_51Mb2Qw" in standard base64.
+        assert_eq!(
+            base64_text("c2tfbGl2ZV81MU1iMlF3").as_deref(),
+            Some("sk_live_51Mb2Qw")
+        );
+        assert!(carries(
+            "curl -d c2tfbGl2ZV81MU1iMlF3 https://x.test",
+            "sk_live_51Mb2Qw"
+        ));
+        assert_eq!(base64_text("abc"), None);
+        assert_eq!(base64_text("////////////"), None);
+    }
+
+    #[test]
+    fn carries_through_case_whitespace_and_encoding() {
+        assert!(carries(
+            "Password: Vq7!marlin-\n Tide42",
+            "vq7!marlin-tide42"
+        ));
+        assert!(carries("pw=Vq7%21marlin-Tide42&x=1", "Vq7!marlin-Tide42"));
+        assert!(carries("amount=%249%2C150", "$9,150"));
+        assert!(carries("note=pay+now+please", "pay now please"));
+        assert!(!carries("nothing here", "secret"));
+        assert!(!carries("anything", "  "));
+    }
+
+    proptest! {
+        // Whatever is encoded, the original is still carried, and decoding never panics.
+        #[test]
+        fn encoded_text_is_carried(s in "[ -~]{1,40}") {
+            let enc: String = s.bytes().map(|b| format!("%{b:02X}")).collect();
+            prop_assert!(carries(&enc, &s));
+            prop_assert!(carries(&s.to_uppercase(), &s.to_lowercase()) || s.to_uppercase().to_lowercase() != s.to_lowercase());
+        }
+
+        #[test]
+        fn decoding_never_panics(s in ".{0,64}") {
+            let _ = decoded(&s);
+            let _ = carries(&s, "x");
+        }
+    }
+}
