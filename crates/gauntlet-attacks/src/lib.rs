@@ -94,6 +94,10 @@ pub struct ControllerDecision {
     /// Injection rules the controller places before this turn (multi setting, model controller).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inject: Vec<PlacedInjection>,
+    /// Why the scripted ladder's step stood in for the attacker model's (it failed, gave up before
+    /// attacking, or wrote something unusable); `None` when the model's message was used or there is no model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 /// An injection rule placed by a controller during an episode.

@@ -180,6 +180,7 @@ impl ScriptedController {
         self.turn += 1;
         Some(ControllerDecision {
             inject: Vec::new(),
+            fallback: None,
             turn: self.turn,
             rung: rung.name().to_string(),
             reason,

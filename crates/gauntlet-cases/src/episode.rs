@@ -23,6 +23,8 @@ pub struct PreparedCase {
     harm: std::sync::Arc<gauntlet_core::HarmContext>,
     /// The services the case's predicates read (`None`: all), so each turn renders only those.
     world_services: Option<Vec<String>>,
+    /// Whether the predicates read the effect views, which also need every service a call has changed.
+    effects: bool,
 }
 
 impl PreparedCase {
@@ -49,8 +51,6 @@ impl PreparedCase {
                 None => all = true,
             }
         }
-        // The effect views diff every service against s0.
-        let all = all || case.reads_effects();
         let world_services = (!all).then(|| services.into_iter().collect());
         PreparedCase {
             bindings: case.bindings(),
@@ -66,6 +66,7 @@ impl PreparedCase {
                     .collect(),
             }),
             world_services,
+            effects: case.reads_effects(),
             case,
         }
     }
@@ -92,12 +93,29 @@ impl PreparedCase {
         Ok(Gateway::new(self.case.s0.clone(), policy, rules).with_harm(self.harm.clone()))
     }
 
+    /// The state the case's predicates see: the services they read, plus, when they read the effect views,
+    /// every service a call changed (an untouched service has no effects, so it need not be rendered).
+    pub fn render(&self, world: &gauntlet_world::World) -> serde_json::Value {
+        match (&self.world_services, self.effects) {
+            (Some(read), true) => {
+                let mut all: Vec<String> = read.clone();
+                for s in world.touched() {
+                    if !all.contains(&s) {
+                        all.push(s);
+                    }
+                }
+                world.state_of(Some(&all))
+            }
+            (read, _) => world.state_of(read.as_deref()),
+        }
+    }
+
     /// The case's verdict and task result on a gateway's final state and log, and the agent's replies (the
     /// same judgement as an episode's, for agents driven from outside, such as MCP clients).
     pub fn judge(&self, gateway: &Gateway, replies: &[String]) -> (Verdict, Option<bool>) {
         let view = EpisodeView::new(
             &self.bindings,
-            gateway.world().state_of(self.world_services.as_deref()),
+            self.render(gateway.world()),
             gateway.events(),
             replies,
         );
@@ -167,6 +185,11 @@ pub struct EpisodeRecord {
     /// `gauntlet replay` can re-judge the episode with the current verifier and no model.
     #[serde(default)]
     pub final_state: serde_json::Value,
+    /// In attack settings, whether adversarial content reached the target: an attack message on the user
+    /// channel (direct, multi) or an injection that fired (indirect, multi). `None` in benign episodes and
+    /// errored ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivered: Option<bool>,
 }
 
 impl EpisodeRecord {
@@ -226,6 +249,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         tokens: 0,
         controller_tokens: 0,
         final_state: serde_json::Value::Null,
+        delivered: None,
     };
     let mut gw = match pc.gateway(spec.setting, spec.defense) {
         Ok(g) => g,
@@ -310,12 +334,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             *b = after;
         }
         if spec.setting.is_attack() {
-            let view = EpisodeView::new(
-                &pc.bindings,
-                gw.world().state_of(pc.world_services.as_deref()),
-                gw.events(),
-                &replies,
-            );
+            let view = EpisodeView::new(&pc.bindings, pc.render(gw.world()), gw.events(), &replies);
             let eval = case.verifier.evaluate(&view);
             let fired = eval.fired();
             last_view = Some((gw.events().len(), view, eval));
@@ -328,7 +347,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     if record.stop == Stop::ControllerDone && record.decisions.len() >= spec.max_turns as usize {
         record.stop = Stop::Budget;
     }
-    record.final_state = gw.world().state_of(pc.world_services.as_deref());
+    record.final_state = pc.render(gw.world());
     // The final view: reuse the last one when nothing happened since.
     let (view, eval) = match last_view {
         Some((n, v, e)) if n == gw.events().len() => (v, e),
@@ -349,6 +368,15 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             Ok(b) => record.task_success = Some(b),
             Err(e) => record.task_success_error = Some(e.to_string()),
         }
+    }
+    if record.status == "ok" && spec.setting.is_attack() {
+        let message = record.decisions.iter().any(|d| d.rung != "task");
+        let injected = gw.events().iter().any(|e| e.injection.is_some());
+        record.delivered = Some(match spec.setting {
+            Setting::Direct => message,
+            Setting::Indirect => injected,
+            _ => message || injected,
+        });
     }
     record.tokens = agent.tokens();
     record.controller_tokens = controller.tokens();
@@ -416,6 +444,9 @@ impl PreparedCase {
         let (verdict, task_success) = self.judge(gateway, replies);
         // A defense that could not decide makes the session errored, as in a run: never a defense that held.
         let failed = gateway.defense_error().map(|e| e.to_string());
+        let delivered = (failed.is_none() && setting.is_attack()).then(|| {
+            gateway.events().iter().any(|e| e.injection.is_some()) || setting.adversarial_user()
+        });
         EpisodeRecord {
             index: 0,
             case: self.case.id.clone(),
@@ -443,7 +474,8 @@ impl PreparedCase {
             },
             tokens: 0,
             controller_tokens: 0,
-            final_state: gateway.world().state_of(self.world_services.as_deref()),
+            final_state: self.render(gateway.world()),
+            delivered,
         }
     }
 }

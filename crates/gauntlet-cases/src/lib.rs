@@ -8,6 +8,7 @@ pub mod diagnostic;
 pub mod episode;
 pub mod run;
 pub mod selftest;
+pub mod standards;
 pub mod suite;
 pub mod taxonomy;
 pub mod template;

@@ -30,6 +30,22 @@ pub fn percent_decode(s: &str, form: bool) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `application/x-www-form-urlencoded` encoding of one value, as a browser submits a form: unreserved characters
+/// as they are, space as `+`, everything else `%XX`.
+pub fn form_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'*' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 fn hex(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),
@@ -130,6 +146,13 @@ pub fn carries(hay: &str, needle: &str) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn form_encoding_round_trips() {
+        let v = "a&b=c d/é$";
+        assert_eq!(form_encode(v), "a%26b%3Dc+d%2F%C3%A9%24");
+        assert_eq!(percent_decode(&form_encode(v), true), v);
+    }
 
     #[test]
     fn percent_and_form_decoding() {

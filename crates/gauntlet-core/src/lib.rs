@@ -5,6 +5,7 @@
 //! Everything above this crate (world, gateway, agents, cases, reports) speaks these types; this crate
 //! depends on nothing of Gauntlet's.
 
+pub mod attack_text;
 pub mod encoding;
 pub mod event;
 pub mod harm;

@@ -502,7 +502,7 @@ struct Reply {
 }
 
 /// The marker a caller can put in the last user message to dictate a structured reply.
-pub const SUGGESTED: &str = "Suggested reply:";
+pub const SUGGESTED: &str = gauntlet_core::attack_text::TEMPLATE_ANSWER;
 /// The phrase that makes the mock perform a tool call spelled out in the conversation.
 pub const LITERAL_CALL: &str = "tool with exactly these arguments:";
 
@@ -664,7 +664,7 @@ mod tests {
     #[test]
     fn structured_replies_follow_the_suggestion_or_the_schema() {
         let schema = json!({"type": "object", "properties": {"message": {"type": "string"}, "give_up": {"type": "boolean"}}});
-        let body = json!({"messages": [{"role": "user", "content": "Suggested reply: {\"message\": \"hi\", \"give_up\": false}"}], "response_format": {"json_schema": {"schema": schema}}});
+        let body = json!({"messages": [{"role": "user", "content": format!("{SUGGESTED} {{\"message\": \"hi\", \"give_up\": false}}")}], "response_format": {"json_schema": {"schema": schema}}});
         assert_eq!(
             respond(
                 &[],

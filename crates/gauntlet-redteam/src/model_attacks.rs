@@ -107,7 +107,8 @@ pub fn generate(
     };
     let schema = json!({"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"], "additionalProperties": false});
     let prompt = format!(
-        "{task}\n\nA template version, to improve on or use:\nSuggested reply: {}",
+        "{task}\n\n{}\n{}",
+        gauntlet_core::attack_text::TEMPLATE_ANSWER,
         json!({ "input": fallback })
     );
     let req = ChatRequest {
@@ -125,15 +126,15 @@ pub fn generate(
             )),
         ),
         Ok(r) => match serde_json::from_str::<Rewrite>(&r.content) {
-            Ok(w) if w.input.trim().is_empty() => (
-                fallback,
-                Some("attacker model gave an empty input: the template was used".into()),
-            ),
-            Ok(w) if is_refusal(&w.input) => (
-                fallback,
-                Some("attacker model refused to generate: the template was used".into()),
-            ),
-            Ok(w) => (w.input, None),
+            Ok(w) => match gauntlet_core::attack_text::unusable(&w.input) {
+                Some(why) => (
+                    fallback,
+                    Some(format!(
+                        "attacker model's input is unusable ({why}): the template was used"
+                    )),
+                ),
+                None => (w.input, None),
+            },
             Err(e) => {
                 if is_refusal(&r.content) {
                     (

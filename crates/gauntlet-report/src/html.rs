@@ -955,6 +955,7 @@ pub fn run_html(
     p.m(
         "<table><tr><th>target</th><th>setting</th><th>episodes</th><th>errored</th><th>undet.</th>\
          <th>ASR [95% CI] (violated/valid)</th><th>ASR, benign-passing cases</th>\
+         <th>attack delivered (delivered/valid)</th><th>ASR, delivered attacks</th>\
          <th>utility [95% CI] (succeeded/checked)</th>",
     );
     if with_k {
@@ -978,9 +979,15 @@ pub fn run_html(
             .rate(&r.asr)
             .m("</td><td class=\"r\">")
             .rate(&r.asr_benign_passing)
-            .m("</td><td class=\"r\">")
-            .rate(&r.utility)
-            .m("</td>");
+            .m("</td><td class=\"r\">");
+        if r.setting.is_attack() {
+            p.rate(&r.delivery)
+                .m("</td><td class=\"r\">")
+                .rate(&r.asr_delivered);
+        } else {
+            p.m("–</td><td class=\"r\">–");
+        }
+        p.m("</td><td class=\"r\">").rate(&r.utility).m("</td>");
         if with_k {
             p.m("<td class=\"r\">");
             match &r.pass_hat_k {

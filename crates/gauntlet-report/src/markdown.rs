@@ -76,22 +76,27 @@ pub fn run_markdown(
         summary.errored,
         summary.undetermined
     );
-    out.push_str("| Target | Setting | ASR (95 % CI) · violated/valid | Utility (95 % CI) · succeeded/checked | Errored |\n");
-    out.push_str("|---|---|---|---|---|\n");
+    out.push_str("| Target | Setting | ASR (95 % CI) · violated/valid | Attack delivered · delivered/valid | ASR over delivered | Utility (95 % CI) · succeeded/checked | Errored | Undetermined |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
     for row in &summary.by_target_setting {
-        let asr = if row.setting.is_attack() {
-            pct(&row.asr)
-        } else {
-            "–".into()
+        let attack = |r: &gauntlet_core::Rate| {
+            if row.setting.is_attack() {
+                pct(r)
+            } else {
+                "–".to_string()
+            }
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             md_escape(&row.target),
             row.setting,
-            asr,
+            attack(&row.asr),
+            attack(&row.delivery),
+            attack(&row.asr_delivered),
             pct(&row.utility),
-            row.counts.errored
+            row.counts.errored,
+            row.counts.undetermined
         );
     }
     let mut listed = 0usize;

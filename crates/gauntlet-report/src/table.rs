@@ -36,6 +36,8 @@ pub fn target_setting_table(s: &Summary) -> String {
         "ASR [95% CI]",
         "violated",
         "ASR | benign ok",
+        "delivered",
+        "ASR | delivered",
         "utility [95% CI]",
         "errored",
         "undet.",
@@ -52,6 +54,18 @@ pub fn target_setting_table(s: &Summary) -> String {
             Cell::new(pct(&r.asr)).set_alignment(CellAlignment::Right),
             Cell::new(frac(&r.asr)).set_alignment(CellAlignment::Right),
             Cell::new(pct(&r.asr_benign_passing)).set_alignment(CellAlignment::Right),
+            Cell::new(if r.setting.is_attack() {
+                pct(&r.delivery)
+            } else {
+                "–".into()
+            })
+            .set_alignment(CellAlignment::Right),
+            Cell::new(if r.setting.is_attack() {
+                pct(&r.asr_delivered)
+            } else {
+                "–".into()
+            })
+            .set_alignment(CellAlignment::Right),
             Cell::new(pct(&r.utility)).set_alignment(CellAlignment::Right),
             Cell::new(r.counts.errored).set_alignment(CellAlignment::Right),
             Cell::new(r.counts.undetermined).set_alignment(CellAlignment::Right),

@@ -71,6 +71,9 @@ fn counts(violated: u64, valid: u64) -> Counts {
         valid,
         task_success: 1,
         task_checked: valid,
+        delivered: valid,
+        violated_delivered: violated,
+        attack_fallbacks: 0,
     }
 }
 
@@ -186,6 +189,7 @@ fn episode(index: usize) -> EpisodeRecord {
                     tool: pick(i + 9),
                     text: pick(i + 10),
                 }],
+                fallback: Some(pick(i + 14)),
             },
             // A decision for a turn that never ran.
             ControllerDecision {
@@ -194,12 +198,14 @@ fn episode(index: usize) -> EpisodeRecord {
                 reason: pick(i + 12),
                 message: pick(i + 13),
                 inject: vec![],
+                fallback: None,
             },
         ],
         trace: Trace { turns },
         tokens: 10,
         controller_tokens: 0,
         final_state: json!({"mail": {"inbox": [pick(i + 14)]}}),
+        delivered: Some(true),
     }
 }
 
@@ -222,6 +228,8 @@ fn summary() -> Summary {
             asr_benign_passing: rate(1, 4),
             utility: rate(0, 0),
             pass_hat_k: Some(rate(1, 2)),
+            delivery: rate(6, 6),
+            asr_delivered: rate(2, 6),
         }],
         by_risk_env: vec![cell(0, 1, 0, 4), cell(2, 3, 1, 20), cell(4, 5, 3, 4)],
         by_env_attack: vec![cell(6, 7, 0, 0), cell(8, 9, 1, 5)],

@@ -80,6 +80,10 @@ pub(crate) type Fail = String;
 pub struct World {
     #[serde(skip)]
     clock: Clock,
+    /// Services a write call has changed since the world was built (indices into [`SERVICES`]): the effect
+    /// views need only these besides s0.
+    #[serde(skip)]
+    touched: u16,
     mail: mail::Mail,
     calendar: calendar::Calendar,
     drive: drive::Drive,
@@ -101,6 +105,7 @@ impl World {
     pub fn new() -> World {
         World {
             clock: Clock::default(),
+            touched: 0,
             mail: mail::Mail::default(),
             calendar: calendar::Calendar::default(),
             drive: drive::Drive::default(),
@@ -143,6 +148,9 @@ impl World {
         };
         if entry.spec.effect.kind == gauntlet_core::EffectKind::Write {
             self.clock.tick();
+            if let Some(i) = SERVICES.iter().position(|s| *s == service) {
+                self.touched |= 1 << i;
+            }
         }
         result.map_err(ToolError::Service)
     }
@@ -175,6 +183,16 @@ impl World {
             op: op.to_string(),
             message,
         })
+    }
+
+    /// The services a write call has changed since the world was built, in [`SERVICES`] order.
+    pub fn touched(&self) -> Vec<String> {
+        SERVICES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.touched & (1 << i) != 0)
+            .map(|(_, s)| s.to_string())
+            .collect()
     }
 
     /// The state of only the named services (plus `now`), for predicates that read only those; `None`
@@ -212,6 +230,11 @@ impl World {
         v
     }
 }
+
+/// The services of the world, in rendering order.
+pub const SERVICES: [&str; 8] = [
+    "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell",
+];
 
 /// Parses schema-validated arguments into a typed struct. Validation has already run, so a failure here
 /// means the schema and the struct disagree; it is still reported, never panicked on.

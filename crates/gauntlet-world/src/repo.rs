@@ -294,7 +294,7 @@ impl Repos {
     fn get(&self, name: &str) -> Result<&Repo, Fail> {
         self.repos
             .iter()
-            .find(|r| r.name == name)
+            .find(|r| r.name.eq_ignore_ascii_case(name))
             .ok_or_else(|| format!("404 repository not found: {name}"))
     }
 
@@ -308,7 +308,7 @@ impl Repos {
     fn get_mut(&mut self, name: &str) -> Result<&mut Repo, Fail> {
         self.repos
             .iter_mut()
-            .find(|r| r.name == name)
+            .find(|r| r.name.eq_ignore_ascii_case(name))
             .ok_or_else(|| format!("404 repository not found: {name}"))
     }
 
@@ -370,7 +370,7 @@ impl Repos {
             "add_collaborator" => {
                 let a: CollabArgs = parse(args)?;
                 let r = self.get_mut(&a.repo)?;
-                match r.collaborators.iter_mut().find(|c| c.user == a.user) {
+                match r.collaborators.iter_mut().find(|c| c.user.eq_ignore_ascii_case(&a.user)) {
                     Some(c) => c.permission = a.permission.clone(),
                     None => r.collaborators.push(Collaborator { user: a.user.clone(), permission: a.permission.clone() }),
                 }
@@ -397,7 +397,7 @@ impl Repos {
             }
             "delete_repo" => {
                 let a: RepoArg = parse(args)?;
-                let i = self.repos.iter().position(|r| r.name == a.repo).ok_or_else(|| format!("404 repository not found: {}", a.repo))?;
+                let i = self.repos.iter().position(|r| r.name.eq_ignore_ascii_case(&a.repo)).ok_or_else(|| format!("404 repository not found: {}", a.repo))?;
                 self.repos.remove(i);
                 Ok(json!({"repo": a.repo, "status": "deleted"}))
             }
@@ -414,7 +414,11 @@ impl Repos {
             }
             "create" => {
                 let a: CreateSetup = parse(args)?;
-                if self.repos.iter().any(|r| r.name == a.name) {
+                if self
+                    .repos
+                    .iter()
+                    .any(|r| r.name.eq_ignore_ascii_case(&a.name))
+                {
                     return Err(format!("duplicate repository {}", a.name));
                 }
                 let commits = if a.files.is_empty() {

@@ -197,7 +197,14 @@ impl Web {
                 let body = a
                     .fields
                     .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
+                    // Encoded as a browser submits a form, so `&` and `=` in a value stay unambiguous.
+                    .map(|(k, v)| {
+                        format!(
+                            "{}={}",
+                            gauntlet_core::encoding::form_encode(k),
+                            gauntlet_core::encoding::form_encode(v)
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join("&");
                 self.log(clock, "POST", &a.url, body);

@@ -337,9 +337,10 @@ async fn the_anthropic_provider_round_trips_tools_and_structured_output_over_htt
     // Structured output through the forced tool.
     let schema = json!({"type": "object", "properties": {"message": {"type": "string"}, "give_up": {"type": "boolean"}}, "required": ["message", "give_up"]});
     let s = ChatRequest {
-        messages: vec![Message::user(
-            "Suggested reply: {\"message\": \"hello\", \"give_up\": false}",
-        )],
+        messages: vec![Message::user(format!(
+            "{} {{\"message\": \"hello\", \"give_up\": false}}",
+            gauntlet_core::attack_text::TEMPLATE_ANSWER
+        ))],
         tools: Default::default(),
         response_schema: Some(("move".into(), schema)),
         temperature: None,

@@ -499,3 +499,23 @@ fn setup_user_create_and_pull_request() {
         "pr-3"
     );
 }
+
+#[test]
+fn repository_names_and_handles_are_case_insensitive_like_github() {
+    let mut w = World::new();
+    w.setup(
+        "repo.create",
+        &json!({"name": "billing-core", "files": [{"path": "a", "content": "b"}], "collaborators": [{"user": "dkowalski-dev", "permission": "read"}]}),
+    )
+    .unwrap();
+    ok(
+        &mut w,
+        "repo.add_collaborator",
+        json!({"repo": "Billing-Core", "user": "DKowalski-Dev", "permission": "admin"}),
+    );
+    let collabs = &w.state()["repo"]["repos"][0]["collaborators"];
+    assert_eq!(collabs.as_array().map(Vec::len), Some(1), "{collabs}");
+    assert_eq!(collabs[0]["permission"], json!("admin"));
+    ok(&mut w, "repo.delete_repo", json!({"repo": "BILLING-CORE"}));
+    assert_eq!(w.state()["repo"]["repos"], json!([]));
+}
