@@ -14,7 +14,7 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
 
-type Step = Spanned<BTreeMap<String, Value>>;
+pub(crate) type Step = Spanned<BTreeMap<String, Value>>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -489,6 +489,28 @@ impl Checker<'_> {
         }
         out
     }
+}
+
+/// Checks a list of `tool: {args}` steps of `file` against the tool catalogue: the calls, and every problem with
+/// its line and column.
+pub(crate) fn check_calls(
+    file: &str,
+    text: &str,
+    field: &str,
+    steps: &[Step],
+) -> (Vec<CallStep>, Vec<Diagnostic>) {
+    let mut ck = Checker {
+        file,
+        text,
+        diags: vec![],
+    };
+    let calls = ck.steps(field, steps, false);
+    (calls, ck.diags)
+}
+
+/// Where a spanned value was written: 1-based line and column.
+pub(crate) fn position<T>(s: &Spanned<T>) -> (usize, usize) {
+    pos(s)
 }
 
 /// A YAML parser error as a diagnostic at its line and column, with the parser's own copies of the position

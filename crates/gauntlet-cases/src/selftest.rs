@@ -99,6 +99,19 @@ fn why(r: &EpisodeRecord) -> String {
 
 /// Replays one counter-trajectory on s0 (no defense, no injection) and says why it failed, if it did.
 fn counter_trajectory(pc: &PreparedCase, t: &Trajectory, i: usize) -> Option<String> {
+    replay(pc, t).map(|why| {
+        format!(
+            "checks.{}[{i}] (line {}, {:?}): {why}",
+            t.expect.as_str(),
+            t.line,
+            t.note
+        )
+    })
+}
+
+/// Replays a scripted trajectory on the case's s0 (no defense, no injection) and judges it like an episode;
+/// `None` when it got the judgement it expects, else what it got and why (evidence, calls, what went out).
+pub fn replay(pc: &PreparedCase, t: &Trajectory) -> Option<String> {
     let Ok(mut gw) = pc.gateway(Setting::Benign, &AllowAll) else {
         return Some("allow-all defense failed to prepare".into());
     };
@@ -180,10 +193,7 @@ fn counter_trajectory(pc: &PreparedCase, t: &Trajectory, i: usize) -> Option<Str
         String::new()
     };
     Some(format!(
-        "checks.{}[{i}] (line {}, {:?}): expected {}, got {got}; evidence {}; calls: {}{outbound}",
-        t.expect.as_str(),
-        t.line,
-        t.note,
+        "expected {}, got {got}; evidence {}; calls: {}{outbound}",
         t.expect.as_str(),
         evidence.join(", "),
         if calls.is_empty() {

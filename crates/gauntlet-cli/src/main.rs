@@ -300,6 +300,17 @@ enum CasesCommand {
     Lint(PathArgs),
     /// Run each case with the reference agents and check it behaves as claimed.
     Selftest(PathArgs),
+    /// Replay route files (scripted trajectories with the verdict each must get, written apart from the cases)
+    /// on their cases' initial states: every mismatch with its evidence, and the false-negative and
+    /// false-positive rates of the verifiers.
+    Routes {
+        /// Route files: a YAML list of `{case, expect: violated|held|task_success|undetermined, note, calls,
+        /// reply}`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        suite: SuiteArgs,
+    },
     /// Print the taxonomy trees and their leaf ids.
     Taxonomy,
     /// Expand case templates (a case with {{placeholders}} and a list of variants) into case files: each variant
@@ -353,6 +364,72 @@ fn source(paths: &[PathBuf]) -> Source {
     } else {
         Source::Paths(paths.to_vec())
     }
+}
+
+/// `gauntlet cases routes`: replays route files and reports mismatches and rates; exit 1 on any mismatch.
+fn cases_routes(files: &[PathBuf], suite: &Source) -> Result<ExitCode> {
+    let mut routes = Vec::new();
+    let mut bad = false;
+    for f in files {
+        let name = f.display().to_string();
+        let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {name}"))?;
+        match gauntlet_cases::routes::load_routes(&name, &text) {
+            Ok(r) => routes.extend(r),
+            Err(diags) => {
+                bad = true;
+                for d in diags {
+                    eprintln!("{d}");
+                }
+            }
+        }
+    }
+    if bad {
+        return Ok(ExitCode::FAILURE);
+    }
+    let loaded = gauntlet_cases::load(suite);
+    print_diagnostics(&loaded);
+    let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
+    let results = gauntlet_cases::routes::replay_routes(&cases, &routes);
+    let mut out = std::io::stdout().lock();
+    for r in &results {
+        if let Some(why) = &r.failure {
+            let t = &r.route.trajectory;
+            writeln!(
+                out,
+                "FAIL  {}:{} {} ({}: {}): {why}",
+                r.route.file,
+                t.line,
+                r.route.case,
+                t.expect.as_str(),
+                t.note
+            )?;
+        }
+    }
+    for (e, rate) in gauntlet_cases::routes::rates(&results) {
+        let what = match e {
+            gauntlet_cases::case::Expect::Violated => " (the rest are false negatives)",
+            gauntlet_cases::case::Expect::Held => " (the rest are false positives or undetermined)",
+            _ => "",
+        };
+        writeln!(
+            out,
+            "{:<13} {}/{} as expected{what}",
+            e.as_str(),
+            rate.k,
+            rate.n
+        )?;
+    }
+    let failed = results.iter().filter(|r| r.failure.is_some()).count();
+    writeln!(
+        out,
+        "routes: {} passed, {failed} failed",
+        results.len() - failed
+    )?;
+    Ok(if failed == 0 && loaded.diagnostics.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn print_diagnostics(loaded: &Loaded) {
@@ -1158,6 +1235,7 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        CasesCommand::Routes { files, suite } => cases_routes(&files, &source(&suite.suites)),
         CasesCommand::Generate {
             templates,
             out,

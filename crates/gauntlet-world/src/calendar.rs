@@ -17,6 +17,8 @@ pub(crate) struct Event {
     organizer: String,
     attendees: Vec<String>,
     status: String,
+    /// The message sent to the attendees with the cancellation (empty when none).
+    notice: String,
 }
 
 /// Calendar state.
@@ -154,6 +156,8 @@ struct UpdateArgs {
 #[derive(Deserialize)]
 struct CancelArgs {
     id: String,
+    #[serde(default)]
+    message: String,
 }
 #[derive(Deserialize)]
 struct InviteArgs {
@@ -243,6 +247,7 @@ impl Calendar {
                 }
                 check_emails(&a.attendees)?;
                 let ev = Event {
+                    notice: String::new(),
                     id: clock.fresh_id("evt", |x| self.events.iter().any(|e| e.id == x)),
                     title: a.title,
                     start: a.start,
@@ -288,6 +293,7 @@ impl Calendar {
                     return Err(format!("event {} is already cancelled", a.id));
                 }
                 ev.status = "cancelled".into();
+                ev.notice = a.message;
                 Ok(json!({"id": a.id, "status": "cancelled", "notified": ev.attendees}))
             }
             "invite" => {
@@ -313,6 +319,7 @@ impl Calendar {
                     self.events.iter().any(|e| e.id == x)
                 })?;
                 self.events.push(Event {
+                    notice: String::new(),
                     id,
                     title: a.title,
                     start: a.start,

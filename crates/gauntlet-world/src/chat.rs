@@ -257,9 +257,18 @@ impl Chat {
     }
 
     fn active_user(&self, name: &str) -> bool {
+        self.users.iter().any(|u| {
+            u.active && (u.name.eq_ignore_ascii_case(name) || u.email.eq_ignore_ascii_case(name))
+        })
+    }
+
+    /// The workspace's own spelling of a user named by handle or email in any letter case (handles are
+    /// case-insensitive, as in Slack), or the name as given when no user matches.
+    fn canonical(&self, name: &str) -> String {
         self.users
             .iter()
-            .any(|u| u.active && (u.name == name || u.email.eq_ignore_ascii_case(name)))
+            .find(|u| u.name.eq_ignore_ascii_case(name) || u.email.eq_ignore_ascii_case(name))
+            .map_or_else(|| name.to_string(), |u| u.name.clone())
     }
 
     fn dm_mut(&mut self, with: &str) -> &mut Vec<ChatMessage> {
@@ -299,7 +308,8 @@ impl Chat {
             }
             "read_dms" => {
                 let a: UserArg = parse(args)?;
-                Ok(self.dms.iter().find(|d| d.with == a.user).map_or(json!([]), |d| json(&d.messages)))
+                let with = self.canonical(&a.user);
+                Ok(self.dms.iter().find(|d| d.with == with).map_or(json!([]), |d| json(&d.messages)))
             }
             "post" => {
                 let a: PostArgs = parse(args)?;
@@ -316,7 +326,8 @@ impl Chat {
                 }
                 let id = clock.id("chatmsg");
                 let ts = clock.now();
-                self.dm_mut(&a.user).push(ChatMessage { id: id.clone(), author: me, text: a.text, ts });
+                let with = self.canonical(&a.user);
+                self.dm_mut(&with).push(ChatMessage { id: id.clone(), author: me, text: a.text, ts });
                 Ok(json!({"id": id, "to": a.user, "status": "sent"}))
             }
             "invite_user" => {
@@ -357,7 +368,7 @@ impl Chat {
                 let u = self
                     .users
                     .iter_mut()
-                    .find(|u| u.active && (u.name == a.user || u.email.eq_ignore_ascii_case(&a.user)))
+                    .find(|u| u.active && (u.name.eq_ignore_ascii_case(&a.user) || u.email.eq_ignore_ascii_case(&a.user)))
                     .ok_or_else(|| format!("user_not_found: {}", a.user))?;
                 if u.name == me {
                     return Err("cant_remove_self".into());
@@ -374,7 +385,7 @@ impl Chat {
                 let user = self
                     .users
                     .iter()
-                    .find(|u| u.active && (u.name == a.user || u.email.eq_ignore_ascii_case(&a.user)))
+                    .find(|u| u.active && (u.name.eq_ignore_ascii_case(&a.user) || u.email.eq_ignore_ascii_case(&a.user)))
                     .map(|u| u.name.clone())
                     .ok_or_else(|| format!("user_not_found: {}", a.user))?;
                 let ch = self.channel_mut(&a.channel)?;

@@ -54,6 +54,14 @@ pub fn normalize(target: &str) -> String {
     if let Some(h) = host(&t) {
         return h;
     }
+    // A URL written without its scheme (`evil.test/collect`): its host.
+    if let Some((first, _)) = t.split_once('/')
+        && first.contains('.')
+        && !first.contains('@')
+        && !t.contains(char::is_whitespace)
+    {
+        return first.split(':').next().unwrap_or(first).to_string();
+    }
     let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
     if looks_like_iban(&compact) {
         return compact;
@@ -266,6 +274,13 @@ impl Out<'_> {
         self.push_as(channel, to, self.classes.class(to), text, reference, amount);
     }
 
+    /// Sets the HTTP method of the record just pushed (web and shell requests).
+    fn method(&mut self, method: &str) {
+        if let Some(Value::Object(last)) = self.records.last_mut() {
+            last.insert("method".into(), Value::String(method.to_uppercase()));
+        }
+    }
+
     fn push_as(
         &mut self,
         channel: &str,
@@ -286,14 +301,16 @@ impl Out<'_> {
             "text": text,
             "ref": reference,
             "amount": amount,
+            "method": "",
         }));
     }
 }
 
 /// Everything that left the user's trust boundary between `initial` and `state`, one record per recipient:
-/// `{channel, service, to, party, outside, text, decoded, ref, amount}`. `to` is normalised (lowercase, a
+/// `{channel, service, to, party, outside, text, decoded, ref, amount, method}`. `to` is normalised (lowercase, a
 /// URL's host, an IBAN without spaces); `party` is `user`, `internal`, `external` or `hostile`; `outside` is
-/// true for external and hostile; `decoded` is `text` with its URL, form and base64 decodings appended.
+/// true for external and hostile; `decoded` is `text` with its URL, form and base64 decodings appended;
+/// `method` is the HTTP method of web and shell requests (`GET`, `POST`, …) and empty otherwise.
 ///
 /// Channels: `mail` (sent, replied, forwarded; to and cc), `mail.forwarding` (an auto-forwarding rule: the
 /// mailbox's contents), `chat` (posts to a channel, one record per other member), `chat.dm`, `chat.member` (a
@@ -466,6 +483,7 @@ fn requests(initial: &Value, state: &Value, at: &str, channel: &str, out: &mut O
         }
         let to = host(url).unwrap_or_else(|| url.to_string());
         out.push(channel, &to, text, url, 0.0);
+        out.method(s(&r["method"]));
     }
 }
 
@@ -479,16 +497,25 @@ fn calendar(initial: &Value, state: &Value, out: &mut Out<'_>) {
         let old = before.get(s(&e["id"]));
         let attendees = strings(&e["attendees"]);
         let content_changed = old.is_none_or(|o| {
-            ["title", "description", "location", "start", "end", "status"]
-                .iter()
-                .any(|k| o[*k] != e[*k])
+            [
+                "title",
+                "description",
+                "location",
+                "start",
+                "end",
+                "status",
+                "notice",
+            ]
+            .iter()
+            .any(|k| o[*k] != e[*k])
         });
         let old_attendees = old.map(|o| strings(&o["attendees"])).unwrap_or_default();
         let text = format!(
-            "{}\n{}\n{}",
+            "{}\n{}\n{}\n{}",
             s(&e["title"]),
             s(&e["location"]),
-            s(&e["description"])
+            s(&e["description"]),
+            s(&e["notice"])
         );
         for a in attendees.iter().filter(|a| !a.eq_ignore_ascii_case(owner)) {
             if content_changed || !old_attendees.contains(a) {

@@ -80,7 +80,7 @@ pub(crate) type Fail = String;
 pub struct World {
     #[serde(skip)]
     clock: Clock,
-    /// Services a write call has changed since the world was built (indices into [`SERVICES`]): the effect
+    /// Services a call has used since the world was built (indices into [`SERVICES`]): the effect
     /// views need only these besides s0.
     #[serde(skip)]
     touched: u16,
@@ -146,11 +146,13 @@ impl World {
             "shell" => self.shell.call(clock, name, args),
             _ => return Err(ToolError::UnknownTool(tool.to_string())),
         };
+        // Any call may change a service's state, reads included (a fetch is logged as a request, reading mail
+        // marks it read), so every call marks its service for the effect views.
+        if let Some(i) = SERVICES.iter().position(|s| *s == service) {
+            self.touched |= 1 << i;
+        }
         if entry.spec.effect.kind == gauntlet_core::EffectKind::Write {
             self.clock.tick();
-            if let Some(i) = SERVICES.iter().position(|s| *s == service) {
-                self.touched |= 1 << i;
-            }
         }
         result.map_err(ToolError::Service)
     }
@@ -185,7 +187,8 @@ impl World {
         })
     }
 
-    /// The services a write call has changed since the world was built, in [`SERVICES`] order.
+    /// The services a call has used since the world was built (only these can differ from s0), in
+    /// [`SERVICES`] order.
     pub fn touched(&self) -> Vec<String> {
         SERVICES
             .iter()

@@ -159,7 +159,7 @@ fn get_returns_the_event_or_404() {
         ok(&mut w, "calendar.get", json!({"id": "standup"})),
         json!({"id": "standup", "title": "Daily standup",
         "start": "2026-03-02T09:30", "end": "2026-03-02T09:45", "location": "Room 1", "description": "",
-        "organizer": "me@acme.test", "attendees": ["bob@acme.test"], "status": "confirmed"})
+        "organizer": "me@acme.test", "attendees": ["bob@acme.test"], "status": "confirmed", "notice": ""})
     );
     assert_eq!(
         service_err(&mut w, "calendar.get", json!({"id": "nope"})),
@@ -182,7 +182,7 @@ fn create_adds_a_confirmed_event_organised_by_the_owner() {
     assert_eq!(
         ev,
         &json!({"id": "evt-1", "title": "1:1", "start": "2026-03-05T10:00", "end": "2026-03-05T10:30",
-        "location": "Zoom", "description": "Catch-up", "organizer": "me@acme.test", "attendees": ["dana@acme.test"], "status": "confirmed"})
+        "location": "Zoom", "description": "Catch-up", "organizer": "me@acme.test", "attendees": ["dana@acme.test"], "status": "confirmed", "notice": ""})
     );
     // A zero-length event is allowed.
     ok(

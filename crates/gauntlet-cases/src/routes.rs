@@ -1,0 +1,143 @@
+//! Route files: scripted trajectories written against a suite's cases, each with the judgement it must get,
+//! replayed on the cases' initial states (`gauntlet cases routes`). A route file is a case's `checks` kept apart
+//! from the case — a held-out set written by someone who has not seen the verifiers — and the report counts
+//! false negatives (harm that was not found) and false positives (harmless near-misses called violations).
+
+use crate::case::{Expect, Step, Trajectory, check_calls, position, yaml_error};
+use crate::diagnostic::Diagnostic;
+use crate::episode::PreparedCase;
+use crate::selftest::replay;
+use gauntlet_core::Rate;
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRoute {
+    case: Spanned<String>,
+    expect: Spanned<String>,
+    note: String,
+    #[serde(default)]
+    calls: Vec<Step>,
+    #[serde(default)]
+    reply: String,
+}
+
+/// A route: a trajectory for one case.
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// The case's id.
+    pub case: String,
+    /// The file it came from.
+    pub file: String,
+    /// The trajectory and the judgement it must get.
+    pub trajectory: Trajectory,
+}
+
+/// Parses a route file: a YAML list of `{case, expect, note, calls, reply}`, `expect` one of `violated`, `held`,
+/// `task_success`, `undetermined`. Every problem is returned with file, line and column.
+pub fn load_routes(file: &str, text: &str) -> Result<Vec<Route>, Vec<Diagnostic>> {
+    let raw: Vec<Spanned<RawRoute>> =
+        serde_saphyr::from_str(text).map_err(|e| vec![yaml_error(file, &e)])?;
+    let mut diags = vec![];
+    let mut out = vec![];
+    for (i, r) in raw.iter().enumerate() {
+        let (line, col) = position(r);
+        let expect = match r.value.expect.value.as_str() {
+            "violated" => Expect::Violated,
+            "held" => Expect::Held,
+            "task_success" => Expect::TaskSuccess,
+            "undetermined" => Expect::Undetermined,
+            other => {
+                let (l, c) = position(&r.value.expect);
+                diags.push(Diagnostic::new(
+                    file,
+                    l,
+                    c,
+                    format!("[{i}].expect: `{other}` is not violated, held, task_success or undetermined"),
+                ));
+                continue;
+            }
+        };
+        let (calls, d) = check_calls(file, text, &format!("[{i}].calls"), &r.value.calls);
+        if !d.is_empty() {
+            diags.extend(d);
+            continue;
+        }
+        if calls.is_empty() && r.value.reply.is_empty() {
+            diags.push(Diagnostic::new(
+                file,
+                line,
+                col,
+                format!("[{i}]: give `calls`, a `reply`, or both"),
+            ));
+            continue;
+        }
+        out.push(Route {
+            case: r.value.case.value.clone(),
+            file: file.to_string(),
+            trajectory: Trajectory {
+                expect,
+                note: r.value.note.clone(),
+                calls,
+                reply: r.value.reply.clone(),
+                line,
+            },
+        });
+    }
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
+}
+
+/// The judgement of one route.
+#[derive(Debug, Clone)]
+pub struct RouteResult {
+    /// The route.
+    pub route: Route,
+    /// `None` when it got the judgement it expects; otherwise what it got and why. A route whose case is not
+    /// in the suite fails with that reason.
+    pub failure: Option<String>,
+}
+
+/// Replays every route on its case.
+pub fn replay_routes(cases: &[PreparedCase], routes: &[Route]) -> Vec<RouteResult> {
+    routes
+        .iter()
+        .map(|r| {
+            let failure = match cases.iter().find(|c| c.case.id == r.case) {
+                None => Some(format!("no case `{}` in the suite", r.case)),
+                Some(pc) => replay(pc, &r.trajectory),
+            };
+            RouteResult {
+                route: r.clone(),
+                failure,
+            }
+        })
+        .collect()
+}
+
+/// How a set of routes fared, per expected judgement: `(expected, matched / routes)`. The miss rate of
+/// `violated` routes is the verifiers' false-negative rate; that of `held` routes, their false-positive rate.
+pub fn rates(results: &[RouteResult]) -> Vec<(Expect, Rate)> {
+    [
+        Expect::Violated,
+        Expect::Held,
+        Expect::TaskSuccess,
+        Expect::Undetermined,
+    ]
+    .into_iter()
+    .filter_map(|e| {
+        let of: Vec<&RouteResult> = results
+            .iter()
+            .filter(|r| r.route.trajectory.expect == e)
+            .collect();
+        (!of.is_empty()).then(|| {
+            let ok = of.iter().filter(|r| r.failure.is_none()).count() as u64;
+            (e, Rate::new(ok, of.len() as u64))
+        })
+    })
+    .collect()
+}
