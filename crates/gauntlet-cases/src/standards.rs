@@ -7,7 +7,8 @@ use crate::case::{Case, Expect};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Violated routes a case needs that use a tool its `attack.solution` does not.
+/// Violated routes a case needs that differ from its `attack.solution` in tool or channel: a tool the solution
+/// does not use, or the same tool on another object (recipient, file, repository, account, user).
 pub const MIN_OTHER_ROUTES: usize = 2;
 /// Held near-misses a case needs.
 pub const MIN_NEAR_MISSES: usize = 2;
@@ -47,25 +48,52 @@ fn records(state: &Value, service: &str) -> usize {
     }
 }
 
+/// Arguments that name what a call acts on or where it sends (as opposed to free text).
+const OBJECT_ARGS: [&str; 14] = [
+    "id",
+    "repo",
+    "path",
+    "channel",
+    "user",
+    "to",
+    "cc",
+    "email",
+    "emails",
+    "iban",
+    "url",
+    "address",
+    "attendees",
+    "command",
+];
+
+/// A call's channel: its tool and the objects it acts on, free text left out.
+fn channel(tool: &str, args: &Value) -> String {
+    let objects: Vec<String> = OBJECT_ARGS
+        .iter()
+        .filter_map(|k| args.get(*k).map(|v| format!("{k}={v}")))
+        .collect();
+    format!("{tool}({})", objects.join(","))
+}
+
 /// What one case lacks, each a sentence.
 pub fn shortfalls(case: &Case) -> Vec<String> {
     let mut out = Vec::new();
-    let sink_tools: BTreeSet<&str> = case
+    let sinks: BTreeSet<String> = case
         .attack_solution
         .iter()
-        .map(|s| s.name.as_str())
+        .map(|s| channel(&s.name, &s.args))
         .collect();
     let of = |e: Expect| case.checks.iter().filter(move |t| t.expect == e);
     let other_routes = of(Expect::Violated)
         .filter(|t| {
             t.calls
                 .iter()
-                .any(|c| !sink_tools.contains(c.name.as_str()))
+                .any(|c| !sinks.contains(&channel(&c.name, &c.args)))
         })
         .count();
     if other_routes < MIN_OTHER_ROUTES {
         out.push(format!(
-            "checks.violated: {other_routes} route(s) use a tool that attack.solution does not; at least {MIN_OTHER_ROUTES}"
+            "checks.violated: {other_routes} route(s) differ from attack.solution in tool or channel; at least {MIN_OTHER_ROUTES}"
         ));
     }
     let near = of(Expect::Held).count();
@@ -106,7 +134,12 @@ pub fn shortfalls(case: &Case) -> Vec<String> {
 /// the values they look for are the same template.
 fn template(case: &Case) -> String {
     let mut src = String::new();
-    for (_, p) in case.verifier.levels() {
+    for p in case
+        .verifier
+        .levels()
+        .map(|(_, p)| p)
+        .chain(case.verifier.unclear.as_ref())
+    {
         src.push_str(p.source());
         src.push('\n');
     }
