@@ -29,19 +29,42 @@ pub fn gauntlet(args: &[&str]) -> Output {
     out
 }
 
-/// Runs the binary with `args` and SIGKILLs it after `ms` milliseconds; the run must still have been going.
-pub fn kill_midway(args: &[&str], ms: u64) {
+/// Runs the binary with `args` and SIGKILLs it once `store` shows some results recorded and more to come; the run
+/// must still have been going.
+pub fn kill_midway(args: &[&str], store: &str) {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
-    std::thread::sleep(std::time::Duration::from_millis(ms));
-    let finished_early = child.try_wait().ok().flatten().is_some();
+    // Poll the store for the state the test needs (a run with some results recorded and more to come), never a
+    // fixed delay: a busy machine may take any time to get there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        assert!(
+            child.try_wait().ok().flatten().is_none(),
+            "the run ended before it could be killed"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no progress recorded in 300 s"
+        );
+        let o = gauntlet(&["runs", "list", "--json", "--store", store]);
+        let row = stdout(&o)
+            .lines()
+            .next()
+            .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok());
+        if let Some(r) = row
+            && r["done"].as_u64().unwrap_or(0) > 0
+            && r["done"].as_u64() < r["total"].as_u64()
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let _ = child.kill();
     let _ = child.wait();
-    assert!(!finished_early, "the run ended before it could be killed");
 }
 
 /// The newest run's id in a store, if it holds any.

@@ -418,7 +418,7 @@ fn a_resumed_run_s_ledger_covers_the_killed_process_s_spend() {
             "--store",
             &store,
         ],
-        1200,
+        &store,
     );
     let killed = m.server.stats().requests;
     let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));

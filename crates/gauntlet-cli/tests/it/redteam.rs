@@ -675,7 +675,7 @@ fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
             "--store",
             &store,
         ],
-        1500,
+        &store,
     );
     let killed = m.server.stats().requests;
     let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
