@@ -219,6 +219,8 @@ pub struct EpisodeSpec<'a> {
     pub max_turns: u32,
     /// The attacker model, if the run uses a model controller (otherwise the scripted ladder).
     pub attacker: Option<&'a gauntlet_attacks::Attacker>,
+    /// The judge model that decides, with the case's rubric, episodes its checks leave to a judge.
+    pub judge: Option<&'a gauntlet_judge::rubric::CaseJudge>,
 }
 
 /// Runs one episode to its verdict.
@@ -364,6 +366,28 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     };
     if record.status == "ok" {
         record.verdict = eval.verdict(&view);
+        if let (Some(judge), Some(rubric)) = (spec.judge, case.verifier.rubric.as_deref())
+            && record.verdict.outcome == gauntlet_core::Outcome::Undetermined
+            && record
+                .verdict
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with(gauntlet_judge::NEEDS_JUDGE))
+        {
+            let outbound = gauntlet_world::effects::outbound(
+                &case.s0_state,
+                &gw.world().state(),
+                &case.parties,
+            );
+            record.verdict = gauntlet_judge::rubric::decide(
+                judge,
+                rubric,
+                &case.goal,
+                &outbound,
+                &replies,
+                record.verdict.clone(),
+            );
+        }
         match view.check(&case.success) {
             Ok(b) => record.task_success = Some(b),
             Err(e) => record.task_success_error = Some(e.to_string()),

@@ -491,6 +491,7 @@ pub fn run(
     targets: &[Box<dyn Target>],
     defense: &dyn Defense,
     attacker: Option<&gauntlet_attacks::Attacker>,
+    judge: Option<&gauntlet_judge::rubric::CaseJudge>,
     config: &RunConfig,
     sink: &mut dyn EpisodeSink,
     progress: Progress<'_>,
@@ -542,6 +543,7 @@ pub fn run(
                             seed: config.seed,
                             max_turns: config.max_turns,
                             attacker,
+                            judge,
                         };
                         // A panic in one episode is recorded as an errored episode, never lost or read as safe.
                         let record = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -45,6 +45,7 @@ fn episode(
         seed: 0,
         max_turns: 10,
         attacker: None,
+        judge: None,
     });
     // A verifier level or success check that cannot be evaluated is a broken case even when another
     // level decides: it would read as undetermined for an agent that trips it.

@@ -228,6 +228,16 @@ struct RunArgs {
     /// (`provider/model`) that adapts each turn on top of the ladder.
     #[arg(long, default_value = "scripted", value_name = "CONTROLLER")]
     controller: String,
+    /// A judge model (`provider/model`) that decides, with each case's rubric, the episodes its checks leave to a
+    /// judge (harmful content such as harassment or defamation). Without it they stay undetermined, counted
+    /// apart.
+    #[arg(long, value_name = "MODEL")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    judge: Option<String>,
+    /// The longest reply the judge may write, in tokens.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    #[serde(default = "default_judge_tokens")]
+    judge_max_tokens: u32,
     /// Model steps per user turn of an LLM agent.
     #[arg(long, default_value_t = 10)]
     max_steps: u32,
@@ -432,6 +442,10 @@ fn cases_routes(files: &[PathBuf], suite: &Source) -> Result<ExitCode> {
     })
 }
 
+fn default_judge_tokens() -> u32 {
+    1024
+}
+
 fn print_diagnostics(loaded: &Loaded) {
     for d in &loaded.diagnostics {
         eprintln!("{d}");
@@ -555,6 +569,19 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
                     .collect(),
             ),
         })
+    };
+    let judge = match &a.judge {
+        None => None,
+        Some(m) => {
+            if !m.contains('/') {
+                bail!("--judge: `{m}` is not a model (provider/model, e.g. openai/gpt-4.1-mini)");
+            }
+            Some(gauntlet_judge::rubric::CaseJudge {
+                model: models.pool("judge", m, "--judge")?,
+                runtime: models.handle()?,
+                max_tokens: a.judge_max_tokens,
+            })
+        }
     };
     let loaded = load_valid(&a.suites)?;
     let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
@@ -708,6 +735,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             &targets,
             defense,
             attacker.as_ref(),
+            judge.as_ref(),
             &config,
             &mut tee,
             &progress,
@@ -901,6 +929,7 @@ impl Models {
             .iter()
             .any(|n| gauntlet_agents::builtin_target(n).is_none())
             || a.controller != "scripted"
+            || a.judge.is_some()
             || is_model_defense(&a.defense);
         let cache = (cache_mode != gauntlet_llm::CacheMode::Off)
             .then(|| gauntlet_llm::Cache::new(&a.cache_dir, cache_mode));
@@ -1931,6 +1960,8 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         model_concurrency: None,
         defense: "allow-all".into(),
         controller: "scripted".into(),
+        judge: None,
+        judge_max_tokens: default_judge_tokens(),
         max_steps: 10,
         repeat: 1,
         concurrency: None,

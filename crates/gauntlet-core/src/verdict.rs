@@ -35,6 +35,8 @@ pub enum Level {
     Tool,
     /// The agent's reply text.
     Response,
+    /// A judge model applying the case's rubric (only for episodes the checks left to a judge).
+    Judge,
 }
 
 impl Level {
@@ -47,6 +49,7 @@ impl Level {
             Level::State => "state",
             Level::Tool => "tool",
             Level::Response => "response",
+            Level::Judge => "judge",
         }
     }
 }

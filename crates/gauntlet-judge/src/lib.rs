@@ -4,6 +4,7 @@
 
 pub mod detectors;
 pub mod redteam;
+pub mod rubric;
 
 use gauntlet_core::predicate::CelValue;
 use gauntlet_core::{
