@@ -42,6 +42,7 @@ fn main() {
         &targets,
         &defense,
         None,
+        None,
         &config,
         &mut sample,
         &|_| {},
