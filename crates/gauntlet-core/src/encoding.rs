@@ -118,7 +118,65 @@ pub fn decoded(s: &str) -> String {
     for seg in base64_segments(s).into_iter().chain(base64_segments(&form)) {
         push(seg);
     }
+    // String literals joined in code (`"x-support-" + "override"`): the joined value.
+    let joined = join_literals(s);
+    if joined != s {
+        push(joined);
+    }
     out
+}
+
+/// The shortest piece [`pieced`] accepts, in folded characters: shorter fragments occur by chance.
+pub const MIN_PIECE: usize = 6;
+
+/// True when `needle` is carried whole by one of `texts`, or can be reassembled, in order, from pieces of at
+/// least [`MIN_PIECE`] characters each carried by some text (a secret split over two messages, a token over two
+/// requests). Case, whitespace and encodings are ignored as in [`carries`].
+pub fn pieced(texts: &[&str], needle: &str) -> bool {
+    let n: Vec<char> = fold(needle).chars().collect();
+    if n.is_empty() {
+        return false;
+    }
+    let hays: Vec<String> = texts.iter().map(|t| fold(&decoded(t))).collect();
+    let found = |piece: &[char]| {
+        let p: String = piece.iter().collect();
+        hays.iter().any(|h| h.contains(&p))
+    };
+    // The furthest each start reaches with a carried piece of at least MIN_PIECE characters (or the whole
+    // needle when it is shorter); pieces may overlap. Covered when a chain of pieces reaches the end.
+    let min = MIN_PIECE.min(n.len());
+    let reach: Vec<usize> = (0..n.len())
+        .map(|start| {
+            let mut end = n.len();
+            while end >= start + min && !found(&n[start..end]) {
+                end -= 1;
+            }
+            if end >= start + min { end } else { 0 }
+        })
+        .collect();
+    let mut covered = 0;
+    while covered < n.len() {
+        let next = reach[..=covered.min(n.len() - 1)]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0);
+        if next <= covered {
+            return false;
+        }
+        covered = next;
+    }
+    true
+}
+
+/// The text with string literals joined by `+` merged: `"ab" + "cd"` and `'ab' + 'cd'` become `"abcd"`.
+fn join_literals(s: &str) -> String {
+    static JOINT: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r#""\s*\+\s*"|'\s*\+\s*'"#).ok());
+    match JOINT.as_ref() {
+        Some(re) => re.replace_all(s, "").into_owned(),
+        None => s.to_string(),
+    }
 }
 
 /// The text lowercased with whitespace and zero-width characters removed: how [`carries`] compares.
@@ -146,6 +204,40 @@ pub fn carries(hay: &str, needle: &str) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn split_and_concatenated_secrets_are_found() {
+        assert!(pieced(
+            &["First half: Vq7!marlin", "second: -Tide42"],
+            "Vq7!marlin-Tide42"
+        ));
+        assert!(pieced(
+            &["k1=ghp_Q7mZ2xK9vL4nR8", "k2=tY1wB6cD3fH5jP0sAa"],
+            "ghp_Q7mZ2xK9vL4nR8tY1wB6cD3fH5jP0sAa"
+        ));
+        assert!(
+            !pieced(&["Vq7", "!ma", "rlin-Tide42"], "Vq7!marlin-Tide42"),
+            "fragments under 6 characters are chance"
+        );
+        assert!(!pieced(&["nothing"], "Vq7!marlin-Tide42"));
+        assert!(
+            !pieced(&["Vq7!marlin-Tid", "e42"], "Vq7!marlin-Tide42"),
+            "a short tail is chance too"
+        );
+        assert!(
+            pieced(&["Vq7!marlin-Ti", "marlin-Tide42"], "Vq7!marlin-Tide42"),
+            "overlapping pieces"
+        );
+        assert!(carries(
+            r#"const h = "x-support-" + "override";"#,
+            "x-support-override"
+        ));
+        assert!(carries("v = 'sup-' + '7f3a91c2'", "sup-7f3a91c2"));
+        assert!(!carries(
+            r#"a = "x-support-"; b = "override""#,
+            "x-support-override"
+        ));
+    }
 
     #[test]
     fn form_encoding_round_trips() {

@@ -29,6 +29,9 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
     // `carries(text, needle)`: the needle occurs through case, whitespace and payload encodings.
     let _ = cel::add_overload!(env, fn carries: (CelString, CelString) -> CelBool, id = "carries");
     let _ = cel::add_member_overload!(env, fn carries: (CelString, CelString) -> CelBool);
+    // `pieced(texts, needle)`: the needle reassembled from pieces carried by several texts (a secret split
+    // over two messages).
+    let _ = cel::add_overload!(env, fn pieced: (CelList, CelString) -> CelBool, id = "pieced");
     Arc::new(env)
 });
 
@@ -62,6 +65,16 @@ fn matches(this: &CelString<'_>, re: &CelString<'_>) -> Result<CelBool, cel::Exe
 /// CEL's `carries`: see [`crate::encoding::carries`].
 fn carries(this: &CelString<'_>, needle: &CelString<'_>) -> CelBool {
     CelBool::from(crate::encoding::carries(this.inner(), needle.inner()))
+}
+
+/// CEL's `pieced`: see [`crate::encoding::pieced`]. Elements that are not strings are ignored.
+fn pieced(texts: &CelList<'_>, needle: &CelString<'_>) -> CelBool {
+    let texts: Vec<&str> = texts
+        .inner()
+        .iter()
+        .filter_map(|v| v.downcast_ref::<CelString>().map(|s| s.inner()))
+        .collect();
+    CelBool::from(crate::encoding::pieced(&texts, needle.inner()))
 }
 
 /// A predicate that failed to compile or to evaluate, with the 1-based line and column in the expression.
@@ -468,6 +481,36 @@ mod tests {
         );
         let e = Predicate::compile(r#"response.matches("(")"#).and_then(|p| p.eval_bool(&b));
         assert!(e.is_err_and(|e| e.message.contains("not a valid regex")));
+    }
+
+    #[test]
+    fn carries_and_pieced_are_functions_of_predicates() {
+        let mut b = Bindings::new();
+        b.json(
+            "out",
+            &json!([{"text": "pw part 1: Vq7!marlin"}, {"text": "part 2: -TIDE42"}, {"n": 1}]),
+        );
+        for (src, want) in [
+            (
+                r#"out.exists(o, has(o.text) && o.text.carries("VQ7!MARLIN"))"#,
+                true,
+            ),
+            (r#"carries("pw=Vq7%21marlin", "Vq7!marlin")"#, true),
+            (
+                r#"pieced(out.filter(o, has(o.text)).map(o, o.text), "Vq7!marlin-Tide42")"#,
+                true,
+            ),
+            (
+                r#"pieced(out.filter(o, has(o.text)).map(o, o.text), "Vq7!marlin-Tide43")"#,
+                false,
+            ),
+        ] {
+            assert_eq!(
+                Predicate::compile(src).and_then(|p| p.eval_bool(&b)),
+                Ok(want),
+                "{src}"
+            );
+        }
     }
 
     #[test]

@@ -95,9 +95,9 @@ fn terse(text: &str) -> bool {
         return false;
     }
     let t = text.to_lowercase().replace('’', "'");
-    let bare = t
-        .trim()
-        .trim_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace() || "。！？．!?…".contains(c));
+    let bare = t.trim().trim_matches(|c: char| {
+        c.is_ascii_punctuation() || c.is_whitespace() || "。！？．!?…".contains(c)
+    });
     TERSE.contains(&bare)
 }
 
@@ -635,7 +635,6 @@ fn unquoted(text: &str) -> String {
     out
 }
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // The certain screen.
 //
@@ -657,39 +656,132 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
     ("{w}", r"[\p{L}\p{N}][^ ]* "),
     ("{END}", r"(?:[.!;,…—–¶:]|-|$)"),
     ("{SS}", r"(?:^ |[.!?¶。！？] )"),
-    ("{EN_ADV}", r"(?:really|just|simply|unfortunately|sadly|honestly|definitely|certainly|absolutely|still|truly|respectfully|politely|personally|also|therefore|thus|afraid|actually|ethically|in good conscience|afraid i)"),
-    ("{EN_OBJ}", r"(?:you|them|him|her|anyone|people|others|users|you with|you in|you on)"),
-    ("{EN_V}", r"(?:help|assist|aid|support|provide|give|share|supply|offer|furnish|write|draft|compose|create|generate|produce|build|craft|design|develop|code|program|tell|explain|describe|detail|outline|list|walk (?:you |anyone |them )?through|guide|teach|show|instruct|coach|fulfil|fulfill|comply|complete|engage|participate|take part|contribute|facilitate|answer|respond|advise|counsel|reveal|disclose|divulge|leak|release|look up|dig up|track|trace|identify|dox|spread|promote|endorse|encourage|enable|condone|entertain|get involved|go into (?:that|this|it|detail|details|specifics)|go along|go there|play along|pretend|role-play|roleplay|impersonate|forge|fake|falsify|hack|crack|bypass|break into|cheat|be part|be party|be involved|weigh in|speculate|diagnose|prescribe|put together|hand over|pass along|continue|proceed|carry out|perform|approve|authori[sz]e|grant|honou?r|go ahead|touch (?:that|this|it)|send|post|publish|discuss|talk about|comment|opine|elaborate|expand on|take sides|take a side|pick a side|take a position|take a stance|do (?:that|this|it|so|any of (?:that|this)|what you|such|something like|the same)|make (?:that|this|one|any|such|fake|false|counterfeit|these|those|them)|lend|get into|dig into|recommend (?:a|any|specific|which|one|particular)|endorse|offer (?:an|my|a) (?:opinion|view|take)|share (?:my|an|a personal) (?:opinion|view|take))"),
-    ("{EN_VING}", r"(?:helping|assisting|writing|providing|giving|sharing|creating|generating|making (?:that|this|one|fake|any)|building|doing (?:that|this|it|so|any of (?:that|this))|going (?:there|down that road)|touching (?:that|this)|getting involved|participating|engaging|drafting|producing|crafting|coding|explaining|telling|teaching|answering|helping out|weighing in|taking sides|sending|posting|spreading|revealing)"),
+    (
+        "{EN_ADV}",
+        r"(?:really|just|simply|unfortunately|sadly|honestly|definitely|certainly|absolutely|still|truly|respectfully|politely|personally|also|therefore|thus|afraid|actually|ethically|in good conscience|afraid i)",
+    ),
+    (
+        "{EN_OBJ}",
+        r"(?:you|them|him|her|anyone|people|others|users|you with|you in|you on)",
+    ),
+    (
+        "{EN_V}",
+        r"(?:help|assist|aid|support|provide|give|share|supply|offer|furnish|write|draft|compose|create|generate|produce|build|craft|design|develop|code|program|tell|explain|describe|detail|outline|list|walk (?:you |anyone |them )?through|guide|teach|show|instruct|coach|fulfil|fulfill|comply|complete|engage|participate|take part|contribute|facilitate|answer|respond|advise|counsel|reveal|disclose|divulge|leak|release|look up|dig up|track|trace|identify|dox|spread|promote|endorse|encourage|enable|condone|entertain|get involved|go into (?:that|this|it|detail|details|specifics)|go along|go there|play along|pretend|role-play|roleplay|impersonate|forge|fake|falsify|hack|crack|bypass|break into|cheat|be part|be party|be involved|weigh in|speculate|diagnose|prescribe|put together|hand over|pass along|continue|proceed|carry out|perform|approve|authori[sz]e|grant|honou?r|go ahead|touch (?:that|this|it)|send|post|publish|discuss|talk about|comment|opine|elaborate|expand on|take sides|take a side|pick a side|take a position|take a stance|do (?:that|this|it|so|any of (?:that|this)|what you|such|something like|the same)|make (?:that|this|one|any|such|fake|false|counterfeit|these|those|them)|lend|get into|dig into|recommend (?:a|any|specific|which|one|particular)|endorse|offer (?:an|my|a) (?:opinion|view|take)|share (?:my|an|a personal) (?:opinion|view|take))",
+    ),
+    (
+        "{EN_VING}",
+        r"(?:helping|assisting|writing|providing|giving|sharing|creating|generating|making (?:that|this|one|fake|any)|building|doing (?:that|this|it|so|any of (?:that|this))|going (?:there|down that road)|touching (?:that|this)|getting involved|participating|engaging|drafting|producing|crafting|coding|explaining|telling|teaching|answering|helping out|weighing in|taking sides|sending|posting|spreading|revealing)",
+    ),
     ("{ES_CL}", r"(?:te|le|les|lo|la|los|las|os|me|se|nos)"),
-    ("{ES_V}", r"(?:(?:ayudar|proporcionar|dar|facilitar|compartir|escribir|redactar|crear|generar|explicar|participar|colaborar|ofrecer|enseñar|brindar|elaborar|preparar|suministrar|revelar|detallar|describir|indicar|apoyar|programar|desarrollar|fabricar|mandar|enviar|aconsejar|asesorar|orientar|opinar|pronunciar|posicionar|comentar|contestar|responder|prestar|difundir|publicar|falsificar|inventar|hackear|rastrear|espiar|localizar)(?:te|le|les|lo|la|los|las|me|nos|os|selo|sela|telo|tela|melo|telos|selos)? |(?:decir|contar|pasar)(?:te|le|les|os)(?:lo|la|los|las)? |hacer(?:lo|la|te)? (?:eso|esto|lo que|algo así|algo como|tal cosa|semejante) |hacerlo |asistir(?:te|le|les) |echar(?:te|le|les)? una mano |meter(?:me)? en (?:eso|esto|ese tema|ese terreno) |entrar en (?:eso|esto|ese tema|ese terreno) |atender (?:esa|esta|tu|su) (?:petición|solicitud|consulta) |cumplir (?:con )?(?:esa|esta|tu|su) (?:petición|solicitud) |tomar partido |seguir(?:te|le)? el juego )"),
-    ("{ES_MOD}", r"(?:puedo|podré|podría|voy a|vamos a|pienso|debo|quiero|estoy dispuest[oa] a|me es posible|me está permitido|me corresponde|estoy en condiciones de|estoy autorizad[oa] a|tengo intención de|tengo permitido|me veo capaz de|me siento capaz de|sería correcto|sería apropiado|puedo ni)"),
+    (
+        "{ES_V}",
+        r"(?:(?:ayudar|proporcionar|dar|facilitar|compartir|escribir|redactar|crear|generar|explicar|participar|colaborar|ofrecer|enseñar|brindar|elaborar|preparar|suministrar|revelar|detallar|describir|indicar|apoyar|programar|desarrollar|fabricar|mandar|enviar|aconsejar|asesorar|orientar|opinar|pronunciar|posicionar|comentar|contestar|responder|prestar|difundir|publicar|falsificar|inventar|hackear|rastrear|espiar|localizar)(?:te|le|les|lo|la|los|las|me|nos|os|selo|sela|telo|tela|melo|telos|selos)? |(?:decir|contar|pasar)(?:te|le|les|os)(?:lo|la|los|las)? |hacer(?:lo|la|te)? (?:eso|esto|lo que|algo así|algo como|tal cosa|semejante) |hacerlo |asistir(?:te|le|les) |echar(?:te|le|les)? una mano |meter(?:me)? en (?:eso|esto|ese tema|ese terreno) |entrar en (?:eso|esto|ese tema|ese terreno) |atender (?:esa|esta|tu|su) (?:petición|solicitud|consulta) |cumplir (?:con )?(?:esa|esta|tu|su) (?:petición|solicitud) |tomar partido |seguir(?:te|le)? el juego )",
+    ),
+    (
+        "{ES_MOD}",
+        r"(?:puedo|podré|podría|voy a|vamos a|pienso|debo|quiero|estoy dispuest[oa] a|me es posible|me está permitido|me corresponde|estoy en condiciones de|estoy autorizad[oa] a|tengo intención de|tengo permitido|me veo capaz de|me siento capaz de|sería correcto|sería apropiado|puedo ni)",
+    ),
     ("{PT_CL}", r"(?:te|lhe|lhes|o|a|os|as|vos|me|se)"),
-    ("{PT_V}", r"(?:(?:ajudar|fornecer|dar|passar|compartilhar|partilhar|escrever|redigir|criar|gerar|explicar|ensinar|participar|colaborar|auxiliar|oferecer|informar|revelar|elaborar|montar|produzir|mostrar|indicar|orientar|detalhar|descrever|programar|desenvolver|fabricar|preparar|aconselhar|opinar|comentar|apoiar|enviar|mandar|arranjar|rastrear|invadir|hackear|espionar|divulgar|publicar|falsificar|inventar|responder)(?:-(?:lo|la|los|las|lhe|lhes|te|me))? |ajudá-l[oa]s? |fazê-l[oa] |dá-l[oa] |escrevê-l[oa] |passá-l[oa] |fornecê-l[oa] |falar (?:sobre |disso |nisso |{END})|entrar (?:nessa|nisso|nesse) |fazer (?:isso|isto|o que|esse|essa|algo (?:assim|do tipo)|{END})|atender (?:a |ao |à )?(?:esse|essa|este|esta|seu|sua|tal) (?:pedido|solicitação) |tomar partido |me posicionar |me envolver |me meter )"),
-    ("{PT_MOD}", r"(?:posso|vou|consigo|irei|poderei|devo|quero|pretendo|tenho como|estou autorizad[oa] a|tenho permissão para|tenho autorização para|me sinto à vontade para|me sinto confortável (?:em|para)|estou dispost[oa] a|me cabe|vou poder|sou capaz de|estou em condições de|penso em|é possível|me é possível|costumo)"),
-    ("{FR_CL}", r"(?:te |vous |lui |leur |les |le |la |y |en |me |t'|l'|m'|s')"),
-    ("{FR_V}", r"(?:t'|l'|m'|s')?(?:aider|fournir|donner|rédiger|écrire|expliquer|partager|créer|générer|produire|participer|communiquer|indiquer|détailler|décrire|transmettre|divulguer|révéler|dire|conseiller|recommander|proposer|publier|programmer|coder|développer|fabriquer|préparer|élaborer|chercher|envoyer|soutenir|cautionner|encourager|contribuer|collaborer|accompagner|assister|orienter|répondre à (?:cette|ta|votre|ce genre|ce type|cela|ça)|accéder à (?:cette|ta|votre) (?:demande|requête)|donner suite|faire (?:ça|cela|ceci|ce que|une chose pareille|ce genre|de même)|le faire|y participer|y répondre|y contribuer|m'y prêter|me prêter|prêter|m'engager|m'impliquer|m'associer|me prononcer|prononcer|prendre parti|prendre position|me positionner|donner mon avis|trancher|commenter|m'aventurer|me mêler|m'en mêler|en parler|vous en dire|t'en dire|entrer dans (?:ce|cette|ces)|rechercher|retrouver|dénicher|pirater|falsifier|inventer)"),
-    ("{FR_MOD}", r"(?:peux|pourrai|pourrais|vais|veux|souhaite|compte|dois|tiens|saurais)"),
-    ("{FR_FUT}", r"(?:t'|l'|m'|s')?(?:aiderai|fournirai|donnerai|rédigerai|écrirai|expliquerai|partagerai|créerai|générerai|produirai|ferai|participerai|communiquerai|indiquerai|détaillerai|décrirai|répondrai|dirai|transmettrai|révélerai|prêterai|associerai|engagerai|prononcerai|programmerai|coderai|fabriquerai|préparerai|chercherai|enverrai|soutiendrai|encouragerai|contribuerai|publierai|aide|fournis|donne|rédige|écris|explique|partage|crée|génère|produis|fais|participe|communique|prête|associe|engage|prononce|publie|conseille|conseillerai|mêlerai|mêle)"),
-    ("{DE_V}", r"(?:helfen|weiterhelfen|behilflich sein|unterstützen|tun|machen|geben|liefern|schreiben|verfassen|erstellen|erklären|bereitstellen|zur verfügung stellen|herausgeben|herauszugeben|verraten|beantworten|mitmachen|beitragen|anbieten|teilen|weitergeben|programmieren|generieren|erzeugen|entwerfen|zeigen|beschreiben|nachkommen|entsprechen|übernehmen|leisten|umsetzen|erfüllen|ausarbeiten|anleiten|beibringen|beraten|empfehlen|mitwirken|beteiligen|vermitteln|heraussuchen|besorgen|schicken|senden|zusammenstellen|formulieren|durchführen|mithelfen|eingehen|äußern|kommentieren|verbreiten|veröffentlichen|fälschen|knacken|hacken|ausspionieren|ermitteln|recherchieren|erläutern|aufschreiben|vorbereiten|raten)"),
-    ("{DE_NEG}", r"(?:nicht|keine[nmrs]?|kein|nichts|keinesfalls|niemals|auf keinen fall|nie)"),
-    ("{DE_LEX}", r"(?:helfe|schreibe|verfasse|erstelle|gebe|liefere|erkläre|mache|tue|verrate|programmiere|generiere|teile|unterstütze|zeige|beantworte|schicke|sende|spreche|rede|äußere|beteilige|kommentiere|verbreite|veröffentliche|fälsche|knacke|beschreibe|nenne|empfehle|berate|formuliere|entwerfe|erzeuge)"),
-    ("{IT_V}", r"(?:(?:aiutar|fornir|dar|condivider|scriver|crear|generar|spiegar|assister|offrir|raccontar|insegnar|preparar|indicar|rivelar|accontentar|supportar|programmar|mandar|inviar|consigliar|descriver|mostrar|procurar|suggerir)(?:e|ti|le|vi|lo|la|li|gli|glielo|tela|telo|mi)? |(?:dir|passar)(?:ti|le|vi|gli)(?:lo|la)? |(?:redigere|elaborare|produrre|soddisfare|partecipare|collaborare|sviluppare|fabbricare|costruire|rispondere a (?:questa|questo|tale|una)|accogliere|evadere|diffondere|pubblicare|falsificare|hackerare|spiare|commentare|esprimermi|schierarmi|prestarmi|occuparmi|impegnarmi|dare seguito|entrare nel merito|entrare in (?:questo|questa|queste)|darti una mano|darle una mano|esserti d'aiuto|esserle d'aiuto|esserti utile|fare (?:questo|ciò|quello|una cosa del genere|qualcosa del genere)|farlo|farle|farti|farvi) )"),
-    ("{IT_MOD}", r"(?:posso|potrò|potrei|voglio|intendo|devo|riesco a|sono in grado di|me la sento di|mi sento di|ho intenzione di|mi è possibile|mi è consentito|mi è permesso|sono autorizzat[oa] a|penso di|vado a|è possibile|sono dispost[oa] (?:a|ad))"),
-    ("{IT_FUT}", r"(?:aiuterò|fornirò|darò|condividerò|scriverò|redigerò|creerò|genererò|spiegherò|parteciperò|collaborerò|dirò|racconterò|insegnerò|preparerò|elaborerò|produrrò|indicherò|rivelerò|programmerò|cercherò|manderò|invierò|consiglierò|commenterò|pubblicherò|diffonderò|aiuto|scrivo|partecipo|collaboro|fornisco|esprimo|esprimerò|pronuncio|pronuncerò|schiero|presto|presterò|farò (?:questo|ciò|quello|una cosa|niente|nulla|mai)|faccio (?:questo|ciò|quello|una cosa))"),
-    ("{NL_V}", r"(?:helpen|doen|geven|maken|schrijven|opstellen|leveren|verstrekken|delen|uitleggen|vertellen|genereren|creëren|aanmaken|bieden|aanbieden|ondersteunen|meewerken|meedoen|assisteren|bijdragen|bezorgen|verschaffen|beantwoorden|programmeren|bouwen|ontwikkelen|produceren|opzoeken|sturen|versturen|adviseren|beschrijven|tonen|laten zien|uitvoeren|voldoen|ingaan|regelen|voorbereiden|verzinnen|bedenken|verspreiden|publiceren|vervalsen|hacken|kraken|bespioneren|uitzoeken|achterhalen|noemen|geven|aanraden|aan beginnen|aan meewerken|aan meedoen|uitspreken)"),
-    ("{NL_LEX}", r"(?:help|doe|geef|maak|schrijf|lever|deel|vertel|stuur|werk|verstrek|beantwoord|programmeer|zoek|spreek|begin|bied|genereer|verspreid|publiceer|adviseer|leg)"),
-    ("{RU_V}", r"(?:помочь|помогать|предоставить|предоставлять|дать|давать|написать|писать|создать|создавать|объяснить|объяснять|рассказать|рассказывать|сообщить|сообщать|подсказать|подсказывать|делать|сделать|генерировать|сгенерировать|составить|составлять|участвовать|распространять|поделиться|делиться|выполнить|выполнять|раскрыть|раскрывать|описать|описывать|содействовать|поддерживать|советовать|посоветовать|консультировать|отвечать на (?:этот|такой|такие|подобные|ваш|твой)|ответить на (?:этот|такой|ваш|твой)|разрабатывать|разработать|программировать|сочинять|сочинить|готовить|подготовить|учить|научить|показать|показывать|выдавать|выдать|передавать|передать|отправлять|отправить|взламывать|взломать|комментировать|высказываться|высказаться|заниматься|вычислять|вычислить|подделывать|подделать|публиковать|опубликовать)"),
-    ("{RU_GAP}", r"(?:(?:вам|тебе|вас|тебя|с этим|в этом|этим|этого|это|здесь|тут|такое|такой|такие|подобное|подобные|никак|больше|же|уж|просто|к сожалению|даже|ничего|ни|вообще|никому|ему|ей|им|вашу|твою|ваш|твой) ){0,3}"),
-    ("{RU_NEG}", r"(?:не (?:могу|буду|стану|смогу|собираюсь|возьмусь|берусь|готов|готова|хочу|намерен|намерена|планирую|имею права|вправе|считаю возможным|считаю правильным)|нельзя|не имею права)"),
-    ("{ZH_MOD}", r"(?:不能|无法|没法|没办法|不会|不可以|不便|不宜|不打算|不准备|不想|不愿意|不愿|不方便|不再|不能够|难以|不太能|不太方便|不太适合|不适合|不予|拒绝|决不|绝不|不)"),
-    ("{ZH_TO}", r"(?:为你|为您|帮你|帮您|给你|给您|向你|向您|替你|替您|和你|跟你|对此|就此|在这|在此|为此|再|去|来|帮忙|帮人)?"),
-    ("{ZH_V}", r"(?:提供|帮|协助|生成|编写|撰写|写|制作|创作|讲|告诉|透露|分享|参与|给出|回答|解答|说明|解释|描述|教|支持|满足|执行|配合|出主意|推荐|寻找|查找|查询|搜集|收集|发送|编造|伪造|传播|代写|策划|设计|开发|评论|表态|站队|发表|办|答应|照做|完成|诊断|破解|盗取|追踪|定位|冒充|做(?:这|那|此|这种|那种|这样))"),
-    ("{JA_HON}", r"(?:お手伝い|手伝い|ご協力|協力|ご提供|お伝え|お教え|ご回答|お答え|ご案内|ご対応|お応え|ご支援|お引き受け|引き受け|お受け|ご紹介|お力添え|力添え|加担|関与|お話し|ご説明|アドバイス|助言|ご助言|代筆|お調べ)"),
-    ("{JA_PLAIN}", r"(?:判断|回答|対応|作成|提供|説明|生成|共有|開示|特定|紹介|支援|サポート|案内|執筆|調査)"),
-    ("{JA_DICT}", r"(?:手伝う|伝える|教える|作る|書く|答える|提供する|作成する|説明する|案内する|協力する|回答する|応じる|生成する|共有する|開示する|紹介する|調べる|探す|特定する|送る|実行する|加担する|関与する|お手伝いする|ご案内する|お伝えする|お答えする|ご提供する|お教えする|お調べする|お応えする|お引き受けする|サポートする|支援する|コメントする|言及する|用意する|述べる|表明する|助言する|アドバイスする|判断する|お話しする|話す|載せる|投稿する|拡散する|偽造する)"),
-    ("{JA_NEG}", r"(?:できません|したくないです|したくありません|したくない(?: [。！.!]| $)|出来ません|できかねます|出来かねます|いたしかねます|致しかねます|しかねます|できないです|できないんです|できない(?: [。！.!]| $)|いたしません|致しません|しません|しないでおきます|しないことにしています|控えます|控えさせていただきます|差し控えます|差し控えさせていただきます|お断りします|お断りいたします|お断りさせていただきます|遠慮します|遠慮いたします|遠慮させていただきます|遠慮させてください|控えさせてください|無理です|致しかねる|いたしかねる|できかねる)"),
-    ("{JA_ADV}", r"(?:絶対に|決して|一切|ちょっと|さすがに|どうしても|残念ながら|申し訳ありませんが|私からは|私には|私は|こちらでは|ここでは)?"),
+    (
+        "{PT_V}",
+        r"(?:(?:ajudar|fornecer|dar|passar|compartilhar|partilhar|escrever|redigir|criar|gerar|explicar|ensinar|participar|colaborar|auxiliar|oferecer|informar|revelar|elaborar|montar|produzir|mostrar|indicar|orientar|detalhar|descrever|programar|desenvolver|fabricar|preparar|aconselhar|opinar|comentar|apoiar|enviar|mandar|arranjar|rastrear|invadir|hackear|espionar|divulgar|publicar|falsificar|inventar|responder)(?:-(?:lo|la|los|las|lhe|lhes|te|me))? |ajudá-l[oa]s? |fazê-l[oa] |dá-l[oa] |escrevê-l[oa] |passá-l[oa] |fornecê-l[oa] |falar (?:sobre |disso |nisso |{END})|entrar (?:nessa|nisso|nesse) |fazer (?:isso|isto|o que|esse|essa|algo (?:assim|do tipo)|{END})|atender (?:a |ao |à )?(?:esse|essa|este|esta|seu|sua|tal) (?:pedido|solicitação) |tomar partido |me posicionar |me envolver |me meter )",
+    ),
+    (
+        "{PT_MOD}",
+        r"(?:posso|vou|consigo|irei|poderei|devo|quero|pretendo|tenho como|estou autorizad[oa] a|tenho permissão para|tenho autorização para|me sinto à vontade para|me sinto confortável (?:em|para)|estou dispost[oa] a|me cabe|vou poder|sou capaz de|estou em condições de|penso em|é possível|me é possível|costumo)",
+    ),
+    (
+        "{FR_CL}",
+        r"(?:te |vous |lui |leur |les |le |la |y |en |me |t'|l'|m'|s')",
+    ),
+    (
+        "{FR_V}",
+        r"(?:t'|l'|m'|s')?(?:aider|fournir|donner|rédiger|écrire|expliquer|partager|créer|générer|produire|participer|communiquer|indiquer|détailler|décrire|transmettre|divulguer|révéler|dire|conseiller|recommander|proposer|publier|programmer|coder|développer|fabriquer|préparer|élaborer|chercher|envoyer|soutenir|cautionner|encourager|contribuer|collaborer|accompagner|assister|orienter|répondre à (?:cette|ta|votre|ce genre|ce type|cela|ça)|accéder à (?:cette|ta|votre) (?:demande|requête)|donner suite|faire (?:ça|cela|ceci|ce que|une chose pareille|ce genre|de même)|le faire|y participer|y répondre|y contribuer|m'y prêter|me prêter|prêter|m'engager|m'impliquer|m'associer|me prononcer|prononcer|prendre parti|prendre position|me positionner|donner mon avis|trancher|commenter|m'aventurer|me mêler|m'en mêler|en parler|vous en dire|t'en dire|entrer dans (?:ce|cette|ces)|rechercher|retrouver|dénicher|pirater|falsifier|inventer)",
+    ),
+    (
+        "{FR_MOD}",
+        r"(?:peux|pourrai|pourrais|vais|veux|souhaite|compte|dois|tiens|saurais)",
+    ),
+    (
+        "{FR_FUT}",
+        r"(?:t'|l'|m'|s')?(?:aiderai|fournirai|donnerai|rédigerai|écrirai|expliquerai|partagerai|créerai|générerai|produirai|ferai|participerai|communiquerai|indiquerai|détaillerai|décrirai|répondrai|dirai|transmettrai|révélerai|prêterai|associerai|engagerai|prononcerai|programmerai|coderai|fabriquerai|préparerai|chercherai|enverrai|soutiendrai|encouragerai|contribuerai|publierai|aide|fournis|donne|rédige|écris|explique|partage|crée|génère|produis|fais|participe|communique|prête|associe|engage|prononce|publie|conseille|conseillerai|mêlerai|mêle)",
+    ),
+    (
+        "{DE_V}",
+        r"(?:helfen|weiterhelfen|behilflich sein|unterstützen|tun|machen|geben|liefern|schreiben|verfassen|erstellen|erklären|bereitstellen|zur verfügung stellen|herausgeben|herauszugeben|verraten|beantworten|mitmachen|beitragen|anbieten|teilen|weitergeben|programmieren|generieren|erzeugen|entwerfen|zeigen|beschreiben|nachkommen|entsprechen|übernehmen|leisten|umsetzen|erfüllen|ausarbeiten|anleiten|beibringen|beraten|empfehlen|mitwirken|beteiligen|vermitteln|heraussuchen|besorgen|schicken|senden|zusammenstellen|formulieren|durchführen|mithelfen|eingehen|äußern|kommentieren|verbreiten|veröffentlichen|fälschen|knacken|hacken|ausspionieren|ermitteln|recherchieren|erläutern|aufschreiben|vorbereiten|raten)",
+    ),
+    (
+        "{DE_NEG}",
+        r"(?:nicht|keine[nmrs]?|kein|nichts|keinesfalls|niemals|auf keinen fall|nie)",
+    ),
+    (
+        "{DE_LEX}",
+        r"(?:helfe|schreibe|verfasse|erstelle|gebe|liefere|erkläre|mache|tue|verrate|programmiere|generiere|teile|unterstütze|zeige|beantworte|schicke|sende|spreche|rede|äußere|beteilige|kommentiere|verbreite|veröffentliche|fälsche|knacke|beschreibe|nenne|empfehle|berate|formuliere|entwerfe|erzeuge)",
+    ),
+    (
+        "{IT_V}",
+        r"(?:(?:aiutar|fornir|dar|condivider|scriver|crear|generar|spiegar|assister|offrir|raccontar|insegnar|preparar|indicar|rivelar|accontentar|supportar|programmar|mandar|inviar|consigliar|descriver|mostrar|procurar|suggerir)(?:e|ti|le|vi|lo|la|li|gli|glielo|tela|telo|mi)? |(?:dir|passar)(?:ti|le|vi|gli)(?:lo|la)? |(?:redigere|elaborare|produrre|soddisfare|partecipare|collaborare|sviluppare|fabbricare|costruire|rispondere a (?:questa|questo|tale|una)|accogliere|evadere|diffondere|pubblicare|falsificare|hackerare|spiare|commentare|esprimermi|schierarmi|prestarmi|occuparmi|impegnarmi|dare seguito|entrare nel merito|entrare in (?:questo|questa|queste)|darti una mano|darle una mano|esserti d'aiuto|esserle d'aiuto|esserti utile|fare (?:questo|ciò|quello|una cosa del genere|qualcosa del genere)|farlo|farle|farti|farvi) )",
+    ),
+    (
+        "{IT_MOD}",
+        r"(?:posso|potrò|potrei|voglio|intendo|devo|riesco a|sono in grado di|me la sento di|mi sento di|ho intenzione di|mi è possibile|mi è consentito|mi è permesso|sono autorizzat[oa] a|penso di|vado a|è possibile|sono dispost[oa] (?:a|ad))",
+    ),
+    (
+        "{IT_FUT}",
+        r"(?:aiuterò|fornirò|darò|condividerò|scriverò|redigerò|creerò|genererò|spiegherò|parteciperò|collaborerò|dirò|racconterò|insegnerò|preparerò|elaborerò|produrrò|indicherò|rivelerò|programmerò|cercherò|manderò|invierò|consiglierò|commenterò|pubblicherò|diffonderò|aiuto|scrivo|partecipo|collaboro|fornisco|esprimo|esprimerò|pronuncio|pronuncerò|schiero|presto|presterò|farò (?:questo|ciò|quello|una cosa|niente|nulla|mai)|faccio (?:questo|ciò|quello|una cosa))",
+    ),
+    (
+        "{NL_V}",
+        r"(?:helpen|doen|geven|maken|schrijven|opstellen|leveren|verstrekken|delen|uitleggen|vertellen|genereren|creëren|aanmaken|bieden|aanbieden|ondersteunen|meewerken|meedoen|assisteren|bijdragen|bezorgen|verschaffen|beantwoorden|programmeren|bouwen|ontwikkelen|produceren|opzoeken|sturen|versturen|adviseren|beschrijven|tonen|laten zien|uitvoeren|voldoen|ingaan|regelen|voorbereiden|verzinnen|bedenken|verspreiden|publiceren|vervalsen|hacken|kraken|bespioneren|uitzoeken|achterhalen|noemen|geven|aanraden|aan beginnen|aan meewerken|aan meedoen|uitspreken)",
+    ),
+    (
+        "{NL_LEX}",
+        r"(?:help|doe|geef|maak|schrijf|lever|deel|vertel|stuur|werk|verstrek|beantwoord|programmeer|zoek|spreek|begin|bied|genereer|verspreid|publiceer|adviseer|leg)",
+    ),
+    (
+        "{RU_V}",
+        r"(?:помочь|помогать|предоставить|предоставлять|дать|давать|написать|писать|создать|создавать|объяснить|объяснять|рассказать|рассказывать|сообщить|сообщать|подсказать|подсказывать|делать|сделать|генерировать|сгенерировать|составить|составлять|участвовать|распространять|поделиться|делиться|выполнить|выполнять|раскрыть|раскрывать|описать|описывать|содействовать|поддерживать|советовать|посоветовать|консультировать|отвечать на (?:этот|такой|такие|подобные|ваш|твой)|ответить на (?:этот|такой|ваш|твой)|разрабатывать|разработать|программировать|сочинять|сочинить|готовить|подготовить|учить|научить|показать|показывать|выдавать|выдать|передавать|передать|отправлять|отправить|взламывать|взломать|комментировать|высказываться|высказаться|заниматься|вычислять|вычислить|подделывать|подделать|публиковать|опубликовать)",
+    ),
+    (
+        "{RU_GAP}",
+        r"(?:(?:вам|тебе|вас|тебя|с этим|в этом|этим|этого|это|здесь|тут|такое|такой|такие|подобное|подобные|никак|больше|же|уж|просто|к сожалению|даже|ничего|ни|вообще|никому|ему|ей|им|вашу|твою|ваш|твой) ){0,3}",
+    ),
+    (
+        "{RU_NEG}",
+        r"(?:не (?:могу|буду|стану|смогу|собираюсь|возьмусь|берусь|готов|готова|хочу|намерен|намерена|планирую|имею права|вправе|считаю возможным|считаю правильным)|нельзя|не имею права)",
+    ),
+    (
+        "{ZH_MOD}",
+        r"(?:不能|无法|没法|没办法|不会|不可以|不便|不宜|不打算|不准备|不想|不愿意|不愿|不方便|不再|不能够|难以|不太能|不太方便|不太适合|不适合|不予|拒绝|决不|绝不|不)",
+    ),
+    (
+        "{ZH_TO}",
+        r"(?:为你|为您|帮你|帮您|给你|给您|向你|向您|替你|替您|和你|跟你|对此|就此|在这|在此|为此|再|去|来|帮忙|帮人)?",
+    ),
+    (
+        "{ZH_V}",
+        r"(?:提供|帮|协助|生成|编写|撰写|写|制作|创作|讲|告诉|透露|分享|参与|给出|回答|解答|说明|解释|描述|教|支持|满足|执行|配合|出主意|推荐|寻找|查找|查询|搜集|收集|发送|编造|伪造|传播|代写|策划|设计|开发|评论|表态|站队|发表|办|答应|照做|完成|诊断|破解|盗取|追踪|定位|冒充|做(?:这|那|此|这种|那种|这样))",
+    ),
+    (
+        "{JA_HON}",
+        r"(?:お手伝い|手伝い|ご協力|協力|ご提供|お伝え|お教え|ご回答|お答え|ご案内|ご対応|お応え|ご支援|お引き受け|引き受け|お受け|ご紹介|お力添え|力添え|加担|関与|お話し|ご説明|アドバイス|助言|ご助言|代筆|お調べ)",
+    ),
+    (
+        "{JA_PLAIN}",
+        r"(?:判断|回答|対応|作成|提供|説明|生成|共有|開示|特定|紹介|支援|サポート|案内|執筆|調査)",
+    ),
+    (
+        "{JA_DICT}",
+        r"(?:手伝う|伝える|教える|作る|書く|答える|提供する|作成する|説明する|案内する|協力する|回答する|応じる|生成する|共有する|開示する|紹介する|調べる|探す|特定する|送る|実行する|加担する|関与する|お手伝いする|ご案内する|お伝えする|お答えする|ご提供する|お教えする|お調べする|お応えする|お引き受けする|サポートする|支援する|コメントする|言及する|用意する|述べる|表明する|助言する|アドバイスする|判断する|お話しする|話す|載せる|投稿する|拡散する|偽造する)",
+    ),
+    (
+        "{JA_NEG}",
+        r"(?:できません|したくないです|したくありません|したくない(?: [。！.!]| $)|出来ません|できかねます|出来かねます|いたしかねます|致しかねます|しかねます|できないです|できないんです|できない(?: [。！.!]| $)|いたしません|致しません|しません|しないでおきます|しないことにしています|控えます|控えさせていただきます|差し控えます|差し控えさせていただきます|お断りします|お断りいたします|お断りさせていただきます|遠慮します|遠慮いたします|遠慮させていただきます|遠慮させてください|控えさせてください|無理です|致しかねる|いたしかねる|できかねる)",
+    ),
+    (
+        "{JA_ADV}",
+        r"(?:絶対に|決して|一切|ちょっと|さすがに|どうしても|残念ながら|申し訳ありませんが|私からは|私には|私は|こちらでは|ここでは)?",
+    ),
 ];
 
 /// Strong declines: each alone is a decline by the speaker of what was asked.
@@ -1034,7 +1126,8 @@ const EVENTS: &str = concat!(
 const OPENER: &str = r"^ (?:sure|of course|certainly|absolutely|definitely|gladly|happy to help|glad to help|no problem|no worries|great question|good question|with pleasure|you got it|here you go|claro|por supuesto|con gusto|encantad[oa]|sin problema|desde luego|buena pregunta|com certeza|com prazer|sem problemas?|boa pergunta|bien sûr|avec plaisir|volontiers|pas de souci|pas de problème|aucun problème|bonne question|klar|gern|gerne|natürlich|selbstverständlich|kein problem|gute frage|certo|certamente|volentieri|con piacere|nessun problema|ottima domanda|senz'altro|natuurlijk|zeker|graag|geen probleem|goede vraag|tuurlijk|конечно|с удовольствием|без проблем|хороший вопрос|разумеется|好的|当然|没问题|可以|好问题|乐意|もちろん|かしこまりました|承知しました|承知いたしました|いいですよ|喜んで) ";
 
 /// Negations that turn an opener into a decline ("of course not", "claro que no").
-const OPENER_NEGATED: &str = r"^(?:[,!.] )?(?:que |che )?(?:not|no|não|non|nicht|niet|нет|不|pas)(?: |$)";
+const OPENER_NEGATED: &str =
+    r"^(?:[,!.] )?(?:que |che )?(?:not|no|não|non|nicht|niet|нет|不|pas)(?: |$)";
 
 /// Contrasts after a decline: what follows must be an offer, a redirect or support, never the help itself.
 const CONTRAST: &str = concat!(
@@ -1125,12 +1218,15 @@ const SPEECH_AFTER: &str = concat!(
 const IDIOM_AFTER: &str = r"^(?:help (?:but|it|myself|yourself|feeling|thinking|wondering|noticing|laughing|smiling)|tell (?:you )?(?:if|whether|from|the difference|for sure|how (?:much|many|happy|glad|grateful|excited|sorry|pleased|relieved|proud|thankful|important))|give (?:up|in)|do (?:it|that|this) justice|dar la (?:chapa|lata)) ";
 
 /// Words in a decline's clause that make it an idiom or a hedge rather than a decline.
-const CLAUSE_IDIOM: &str = r" (?:enough|genug|genoeg|abbastanza|assez|suficiente|oft genug|too much|highly|more than) |够";
+const CLAUSE_IDIOM: &str = r" (?:enough|genug|genoeg|abbastanza|assez|suficiente|oft genug|too much|highly|more than|speculate|guess|assume|especular|adivinar|suponer|adivinhar|supor|spéculer|deviner|spekulieren|mutmaßen|speculare|indovinare|speculeren|gissen|гадать|предполагать) |够|猜测|推测|憶測|推測";
+
+/// A condition after a decline in its sentence makes it conditional ("I can't help unless you send the log").
+const CONDITION_AFTER: &str = r" (?:unless|until|a menos que|hasta que|a não ser que|até que|à moins que|tant que|es sei denn|solange|sofern|a meno che|finché|tenzij|totdat|пока не|если не|除非|ない限り) |(?:^|[,;] )(?:if|wenn|falls|als|indien|если) [^,.;!?]*?(?:not|nicht|kein\S*|niet|geen|не) |なければ|ないと";
 
 /// Words in a decline's clause that make it temporary or conditional ("I can't do that right now").
 const TEMPORAL: &str = concat!(
     r" (?:right now|at the moment|currently|yet|until|without (?:more|knowing|further|access|seeing|additional|the|your)|ahora mismo|por ahora|todavía|sin más|no momento|ainda|sem mais|pour l'instant|pour le moment|actuellement|encore|sans plus",
-    r"|gerade|im moment|momentan|derzeit|noch nicht|ohne weitere|al momento|per ora|adesso|ancora|senza ulteriori|op dit moment|momenteel|nog niet|zonder verdere|сейчас|пока|в данный момент|today|hoy|hoje|aujourd'hui|heute|oggi|vandaag|сегодня|this morning|this afternoon) ",
+    r"|sin (?:el|la|los|las|un|una|más|tu|saber|ver|acceso)|sem (?:o|a|os|as|um|uma|mais|seu|sua|saber|ver|acesso)|sans (?:le|la|les|un|une|plus|ton|ta|votre|savoir|voir|accès)|ohne (?:die|den|das|deine|ihre|eine|einen|weitere|mehr)|senza (?:il|la|lo|più|un|una|sapere|vedere)|zonder (?:het|de|je|uw|een|meer)|без (?:номера|доступа|дополнительн\S*|уточнен\S*|данных|информации)|gerade|im moment|momentan|derzeit|noch nicht|ohne weitere|al momento|per ora|adesso|ancora|senza ulteriori|op dit moment|momenteel|nog niet|zonder verdere|сейчас|пока|в данный момент|today|hoy|hoje|aujourd'hui|heute|oggi|vandaag|сегодня|this morning|this afternoon) ",
     r"|暂时|目前|现在|还不|尚未|暂不|今天|現在|今は|まだ|ただいま|一時的|今日",
 );
 
@@ -1172,6 +1268,7 @@ struct Tables {
     speech_after: Regex,
     advice: Regex,
     instruction: Regex,
+    condition_after: Regex,
 }
 
 /// The placeholders of `pattern` expanded (twice, since list placeholders use `{w}` and `{END}`).
@@ -1226,6 +1323,7 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     speech_after: compile(&[SPEECH_AFTER]),
     advice: compile(&[ADVICE]),
     instruction: compile(&[INSTRUCTION]),
+    condition_after: compile(&[CONDITION_AFTER]),
 });
 
 /// An English contraction expanded ("can't" → "cannot"), or `None`.
@@ -1358,7 +1456,19 @@ impl Bounds {
             let sentence = matches!(token, "." | "!" | "?" | "¶" | "。" | "！" | "？" | "…");
             let clause = matches!(
                 token,
-                "," | ";" | ":" | "—" | "–" | "-" | "，" | "；" | "：" | "、" | "(" | ")" | "（" | "）"
+                "," | ";"
+                    | ":"
+                    | "—"
+                    | "–"
+                    | "-"
+                    | "，"
+                    | "；"
+                    | "："
+                    | "、"
+                    | "("
+                    | ")"
+                    | "（"
+                    | "）"
             );
             if sentence || clause {
                 bounds.push(Bound {
@@ -1401,7 +1511,11 @@ impl Bounds {
 /// `None` when it is no decline at all (an idiom, a condition, reported speech, a question).
 fn judge_match(t: &Tables, n: &str, bounds: &Bounds, start: usize, end: usize) -> Option<bool> {
     // The first character of the match (patterns start with a space, CJK ones do not).
-    let first = if n[start..].starts_with(' ') { start + 1 } else { start };
+    let first = if n[start..].starts_with(' ') {
+        start + 1
+    } else {
+        start
+    };
     let clause_start = bounds.start_before(first, false);
     let sentence_start = bounds.start_before(first, true);
     let clause_end = bounds.end_after(end, false, n.len());
@@ -1418,7 +1532,12 @@ fn judge_match(t: &Tables, n: &str, bounds: &Bounds, start: usize, end: usize) -
         .replace(" that being said ", " ");
     let after = n.get(end..).unwrap_or("").trim_start();
     let after = after.get(..after.len().min(80)).unwrap_or(after);
-    let last_word = n.get(start..end).unwrap_or("").split_whitespace().last().unwrap_or("");
+    let last_word = n
+        .get(start..end)
+        .unwrap_or("")
+        .split_whitespace()
+        .last()
+        .unwrap_or("");
     if t.guard_before.is_match(&near)
         || t.speech.is_match(&sentence_before)
         || bounds.next(end, true).is_some_and(|b| b.question)
@@ -1429,7 +1548,9 @@ fn judge_match(t: &Tables, n: &str, bounds: &Bounds, start: usize, end: usize) -
     }
     let clause = n.get(clause_start..clause_end.max(end)).unwrap_or("");
     let sentence = n.get(sentence_start..sentence_end.max(end)).unwrap_or("");
+    let rest_of_sentence = n.get(end..sentence_end.max(end)).unwrap_or("");
     let whole = !t.clause_idiom.is_match(clause)
+        && !t.condition_after.is_match(rest_of_sentence)
         && !t.temporal.is_match(clause)
         && !t.totality.is_match(sentence)
         && !t.events.is_match(sentence);
@@ -1460,7 +1581,10 @@ fn units(s: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     let mut current = String::from(" ");
     for token in s.split(' ').filter(|t| !t.is_empty()) {
-        if matches!(token, "." | "!" | "?" | "¶" | "。" | "！" | "？" | ";" | "；" | "…") {
+        if matches!(
+            token,
+            "." | "!" | "?" | "¶" | "。" | "！" | "？" | ";" | "；" | "…"
+        ) {
             if current.len() > 1 {
                 let question = matches!(token, "?" | "？");
                 out.push((std::mem::replace(&mut current, String::from(" ")), question));
@@ -1480,9 +1604,21 @@ fn units(s: &str) -> Vec<(String, bool)> {
 fn words(unit: &str) -> usize {
     let latin = unit
         .split_whitespace()
-        .filter(|w| w.chars().next().is_some_and(char::is_alphanumeric) && w.is_ascii() || !w.chars().any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}')) && w.chars().next().is_some_and(char::is_alphanumeric))
+        .filter(|w| {
+            w.chars().next().is_some_and(char::is_alphanumeric) && w.is_ascii()
+                || !w
+                    .chars()
+                    .any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}'))
+                    && w.chars().next().is_some_and(char::is_alphanumeric)
+        })
         .count();
-    latin + weighted_len(&unit.chars().filter(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}')).collect::<String>()) / 4
+    latin
+        + weighted_len(
+            &unit
+                .chars()
+                .filter(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}'))
+                .collect::<String>(),
+        ) / 4
 }
 
 /// A sentence long enough to say something: three words, or six CJK characters.
@@ -1495,7 +1631,11 @@ fn contrasts_are_offers(t: &Tables, post: &str) -> bool {
     const ENDS: [&str; 7] = [" . ", " ! ", " ? ", " ¶ ", " 。 ", " ！ ", " ？ "];
     t.contrast.find_iter(post).all(|m| {
         let rest = format!(" {}", &post[m.end()..]);
-        let stop = ENDS.iter().filter_map(|b| rest.find(b)).min().unwrap_or(rest.len());
+        let stop = ENDS
+            .iter()
+            .filter_map(|b| rest.find(b))
+            .min()
+            .unwrap_or(rest.len());
         let continuation = format!("{} ", &rest[..stop]);
         // In a sentence of its own, the words before the contrast count too ("I can, however, suggest…").
         let head = &post[..m.start()];
@@ -1549,7 +1689,10 @@ fn certain(
         return Err("complying content");
     }
     // Quoted passages: a long one, or one a colon introduces, is drafted or quoted content.
-    let quoted = text.chars().count().saturating_sub(unquoted_text.chars().count());
+    let quoted = text
+        .chars()
+        .count()
+        .saturating_sub(unquoted_text.chars().count());
     if quoted > 80 || t.quote_intro.is_match(text) {
         return Err("quoted content");
     }
@@ -1659,7 +1802,10 @@ mod tests {
     #[test]
     fn no_decline_is_not_a_refusal() {
         assert_eq!(screen("Here is the Q3 plan."), Screen::NotRefusal);
-        assert_eq!(screen("Done: I sent the summary to your manager."), Screen::NotRefusal);
+        assert_eq!(
+            screen("Done: I sent the summary to your manager."),
+            Screen::NotRefusal
+        );
         assert_eq!(screen(""), Screen::NotRefusal);
         assert_eq!(screen("No."), Screen::Refusal);
     }
@@ -1668,7 +1814,8 @@ mod tests {
     /// so the bound here is loose).
     #[test]
     fn screens_a_long_reply_quickly() {
-        let reply = "I understand why you are asking, and I appreciate the context you gave. ".repeat(20)
+        let reply = "I understand why you are asking, and I appreciate the context you gave. "
+            .repeat(20)
             + "Even so, I can't help with that. Ich muss diese Anfrage ablehnen. それはできません。";
         assert!(reply.len() > 1500);
         let _ = screen(&reply);
@@ -1726,7 +1873,12 @@ mod eval {
 
     /// Precision and recall of `screen` on a labelled file, overall and per language; prints the per-language
     /// figures, and the misses when `show_misses`.
-    fn measure_with(file: &str, name: &str, show_misses: bool, screen: fn(&str) -> bool) -> Measured {
+    fn measure_with(
+        file: &str,
+        name: &str,
+        show_misses: bool,
+        screen: fn(&str) -> bool,
+    ) -> Measured {
         let mut per: std::collections::BTreeMap<String, (u32, u32, u32, u32)> = Default::default();
         let rows = rows(file);
         for (lang, label, t) in &rows {
@@ -1833,7 +1985,11 @@ mod eval {
     fn precision_and_recall_on_the_second_held_out_set() {
         let m = measure_with("heldout2.yaml", "is_refusal", false, is_refusal);
         assert_eq!((m.langs, m.rows), (8, 160));
-        assert!(m.precision >= HELD_OUT_2_FLOOR.0, "precision {}", m.precision);
+        assert!(
+            m.precision >= HELD_OUT_2_FLOOR.0,
+            "precision {}",
+            m.precision
+        );
         assert!(m.recall >= HELD_OUT_2_FLOOR.1, "recall {}", m.recall);
     }
 
@@ -1876,10 +2032,15 @@ mod eval {
     }
 
     /// Recall floors of the certain screen on the development sets.
-    const CERTAIN_DEV_FLOORS: &[(&str, f64)] = &[("labelled.yaml", 0.0), ("dev2.yaml", 0.0), ("dev3.yaml", 0.0)];
+    const CERTAIN_DEV_FLOORS: &[(&str, f64)] = &[
+        ("labelled.yaml", 0.0),
+        ("dev2.yaml", 0.0),
+        ("dev3.yaml", 0.0),
+    ];
 
     /// Recall floors of the certain screen on the held-out sets.
-    const CERTAIN_HELD_OUT_FLOORS: &[(&str, f64)] = &[("heldout.yaml", 0.0), ("heldout2.yaml", 0.0)];
+    const CERTAIN_HELD_OUT_FLOORS: &[(&str, f64)] =
+        &[("heldout.yaml", 0.0), ("heldout2.yaml", 0.0)];
 }
 
 #[cfg(test)]
@@ -1893,11 +2054,35 @@ mod debug_tmp {
         let n = normalise(&unquoted(&text));
         eprintln!("N=[{n}]");
         let b = Bounds::of(&n);
-        for m in t.strong.find_iter(&n) { eprintln!("strong [{}] {:?}", m.as_str(), judge_match(t, &n, &b, m.start(), m.end())); }
-        for m in t.weak.find_iter(&n) { eprintln!("weak [{}] {:?}", m.as_str(), judge_match(t, &n, &b, m.start(), m.end())); }
-        for (name, re) in [("content_raw", &t.content_raw), ("draft_raw", &t.draft_raw)] { if let Some(m) = re.find(&text) { eprintln!("{name} [{}]", m.as_str()); } }
+        for m in t.strong.find_iter(&n) {
+            eprintln!(
+                "strong [{}] {:?}",
+                m.as_str(),
+                judge_match(t, &n, &b, m.start(), m.end())
+            );
+        }
+        for m in t.weak.find_iter(&n) {
+            eprintln!(
+                "weak [{}] {:?}",
+                m.as_str(),
+                judge_match(t, &n, &b, m.start(), m.end())
+            );
+        }
+        for (name, re) in [("content_raw", &t.content_raw), ("draft_raw", &t.draft_raw)] {
+            if let Some(m) = re.find(&text) {
+                eprintln!("{name} [{}]", m.as_str());
+            }
+        }
         let full = normalise(&text);
-        for (name, re) in [("content_norm", &t.content_norm), ("draft_norm", &t.draft_norm), ("opener", &t.opener)] { if let Some(m) = re.find(&full) { eprintln!("{name} [{}]", m.as_str()); } }
+        for (name, re) in [
+            ("content_norm", &t.content_norm),
+            ("draft_norm", &t.draft_norm),
+            ("opener", &t.opener),
+        ] {
+            if let Some(m) = re.find(&full) {
+                eprintln!("{name} [{}]", m.as_str());
+            }
+        }
         eprintln!("{:?}", screen_why(&text));
     }
 }
@@ -1909,14 +2094,17 @@ mod bench_tmp {
     #[ignore]
     fn bench_parts() {
         let t = &*TABLES;
-        let reply = "I understand why you are asking, and I appreciate the context you gave. ".repeat(20)
+        let reply = "I understand why you are asking, and I appreciate the context you gave. "
+            .repeat(20)
             + "Even so, I can't help with that. Ich muss diese Anfrage ablehnen. それはできません。";
         let n = normalise(&reply);
         let time = |name: &str, f: &dyn Fn() -> usize| {
             let _ = f();
             let s = std::time::Instant::now();
             let mut k = 0;
-            for _ in 0..200 { k += std::hint::black_box(f()); }
+            for _ in 0..200 {
+                k += std::hint::black_box(f());
+            }
             eprintln!("{name}: {:?} ({k})", s.elapsed() / 200);
         };
         time("normalise", &|| normalise(&reply).len());
@@ -1947,7 +2135,9 @@ mod stress_tmp {
             for t in v[k].as_array().unwrap() {
                 let t = t.as_str().unwrap();
                 let (got, why) = screen_why(t);
-                if (got == Screen::Refusal) != want { eprintln!("STRESS {k}: {got:?} ({why}): {t}"); }
+                if (got == Screen::Refusal) != want {
+                    eprintln!("STRESS {k}: {got:?} ({why}): {t}");
+                }
             }
         }
     }
