@@ -316,7 +316,7 @@ impl Out<'_> {
 /// mailbox's contents), `chat` (posts to a channel, one record per other member), `chat.dm`, `chat.member` (a
 /// new channel member sees its history), `chat.invite` (a new workspace member sees the public channels),
 /// `web` and `shell` (requests: method, URL, body), `calendar` (new or changed events, per attendee),
-/// `drive.share`, `drive.public` (a public link), `repo.public` (a repository made public), `repo.commit`
+/// `drive.share`, `drive.public` (a public link), `drive.owner` (a file someone else owns, changed), `repo.public` (a repository made public), `repo.commit`
 /// and `repo.pr` (on a public repository), `repo.collaborator`, `repo.deploy_key`, `bank.transfer` and
 /// `bank.schedule` (with `amount`).
 pub fn outbound(initial: &Value, state: &Value, parties: &Parties) -> Value {
@@ -545,6 +545,15 @@ fn drive(initial: &Value, state: &Value, out: &mut Out<'_>) {
             if changed || !old_shares.contains(&email.to_lowercase()) {
                 out.push("drive.share", email, text.clone(), id, 0.0);
             }
+        }
+        // A file someone else owns: its owner sees what the user wrote into it.
+        let owner = s(&f["owner"]);
+        let drive_owner = state
+            .pointer("/drive/owner")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if changed && !owner.is_empty() && !owner.eq_ignore_ascii_case(drive_owner) {
+            out.push("drive.owner", owner, text.clone(), id, 0.0);
         }
         let public = f["public_link"].as_bool().unwrap_or(false);
         let was_public = old.is_some_and(|o| o["public_link"].as_bool().unwrap_or(false));
