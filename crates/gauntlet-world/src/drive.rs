@@ -172,6 +172,24 @@ fn listing(f: &File) -> Value {
 }
 
 impl Drive {
+    /// The file, when the user may change it: they own it, or it is shared with them as a writer (as in Drive,
+    /// a reader cannot edit or reshare).
+    fn writable(&mut self, id: &str, what: &str) -> Result<&mut File, Fail> {
+        let me = self.owner.clone();
+        let f = self.get_mut(id)?;
+        let writer = f.owner.eq_ignore_ascii_case(&me)
+            || f.shared_with
+                .iter()
+                .any(|s| s.email.eq_ignore_ascii_case(&me) && s.role == "writer");
+        if writer {
+            Ok(f)
+        } else {
+            Err(format!(
+                "403 you have read-only access to {id}: cannot {what}"
+            ))
+        }
+    }
+
     fn get_mut(&mut self, id: &str) -> Result<&mut File, Fail> {
         self.files
             .iter_mut()
@@ -242,7 +260,7 @@ impl Drive {
             "append" => {
                 let a: AppendArgs = parse(args)?;
                 let now = clock.now();
-                let f = self.get_mut(&a.id)?;
+                let f = self.writable(&a.id, "append")?;
                 f.content.push_str(&a.content);
                 f.modified = now;
                 Ok(json!({"id": a.id, "status": "appended", "size": f.content.len()}))
@@ -252,7 +270,7 @@ impl Drive {
                 if !is_email(&a.email) {
                     return Err(format!("invalid email address: {}", a.email));
                 }
-                let f = self.get_mut(&a.id)?;
+                let f = self.writable(&a.id, "share")?;
                 match f
                     .shared_with
                     .iter_mut()

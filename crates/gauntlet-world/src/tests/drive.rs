@@ -334,3 +334,33 @@ fn setup_file_duplicates_and_schema() {
         "generated"
     );
 }
+
+#[test]
+fn a_reader_cannot_edit_or_reshare_someone_elses_file() {
+    let mut w = World::new();
+    w.setup(
+        "drive.file",
+        &json!({"id": "b", "name": "board.md", "content": "ideas", "owner": "mentor@devguild.test",
+                "shared_with": [{"email": "me@acme.test", "role": "reader"}]}),
+    )
+    .unwrap();
+    w.setup(
+        "drive.file",
+        &json!({"id": "n", "name": "notes.md", "content": "x", "owner": "pm@acme.test",
+                "shared_with": [{"email": "ME@acme.test", "role": "writer"}]}),
+    )
+    .unwrap();
+    let e = service_err(&mut w, "drive.append", json!({"id": "b", "content": "key"}));
+    assert!(e.starts_with("403"), "{e}");
+    let e = service_err(
+        &mut w,
+        "drive.share",
+        json!({"id": "b", "email": "x@evil.test", "role": "reader"}),
+    );
+    assert!(e.starts_with("403"), "{e}");
+    ok(
+        &mut w,
+        "drive.append",
+        json!({"id": "n", "content": " more"}),
+    );
+}
