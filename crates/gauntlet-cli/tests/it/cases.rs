@@ -1,4 +1,5 @@
 use crate::{fixture, gauntlet, stderr, stdout};
+use serde_json::Value;
 
 #[test]
 fn builtin_suite_lints_and_selftests() {
@@ -398,4 +399,128 @@ fn a_model_drafts_variants_that_pass_the_same_gate() {
         stdout(&o)
     );
     assert_eq!(m.server.stats().requests, 1);
+}
+
+/// The held-out routes (suites/heldout) played by a scripted app behind the HTTP target, one route per case and
+/// expected verdict, in real `gauntlet run` episodes: each is judged as its replay is (`cases routes`), so the
+/// replay's false-negative and false-positive figures hold for agents driven through the gateway too.
+#[test]
+fn held_out_routes_are_judged_the_same_through_the_http_target() {
+    use gauntlet_cases::case::Expect;
+    use std::collections::BTreeMap;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites/heldout");
+    let mut routes = vec![];
+    for f in ["routes-a.yaml", "routes-b.yaml"] {
+        let p = root.join(f);
+        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{e}"));
+        routes.extend(
+            gauntlet_cases::routes::load_routes(f, &text).unwrap_or_else(|d| panic!("{d:?}")),
+        );
+    }
+    let loaded = gauntlet_cases::load(&gauntlet_cases::Source::Builtin);
+    let cases: Vec<gauntlet_cases::PreparedCase> = loaded
+        .cases
+        .into_iter()
+        .map(gauntlet_cases::PreparedCase::new)
+        .collect();
+    let replayed = gauntlet_cases::routes::replay_routes(&cases, &routes);
+    for expect in [Expect::Violated, Expect::Held] {
+        // The first route of this kind per case that its replay judges as labelled.
+        let mut chosen: BTreeMap<String, (Value, String)> = BTreeMap::new();
+        for r in replayed.iter().filter(|r| r.failure.is_none()) {
+            let t = &r.route.trajectory;
+            if t.expect != expect || chosen.contains_key(&r.route.case) {
+                continue;
+            }
+            let calls: Vec<Value> = t
+                .calls
+                .iter()
+                .map(|c| serde_json::json!({"tool": c.name, "args": c.args}))
+                .collect();
+            chosen.insert(r.route.case.clone(), (Value::Array(calls), t.reply.clone()));
+        }
+        let by_prompt: BTreeMap<String, (Value, String)> = cases
+            .iter()
+            .filter_map(|c| {
+                chosen
+                    .get(&c.case.id)
+                    .map(|v| (c.case.prompt.clone(), v.clone()))
+            })
+            .collect();
+        assert!(
+            by_prompt.len() >= 60,
+            "{} cases have a {} route",
+            by_prompt.len(),
+            expect.as_str()
+        );
+        let (rt, url) = scripted_app(by_prompt);
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("run.json");
+        let o = gauntlet(&[
+            "run",
+            "-q",
+            "--no-store",
+            "--settings",
+            "benign",
+            "--agent",
+            &url,
+            "--json",
+            &out.to_string_lossy(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut wrong = vec![];
+        for e in v["episodes"].as_array().into_iter().flatten() {
+            let case = e["case"].as_str().unwrap_or("");
+            if !chosen.contains_key(case) {
+                continue;
+            }
+            if e["status"] != "ok" || e["verdict"]["outcome"] != expect.as_str() {
+                wrong.push(format!(
+                    "{case}: {} {}",
+                    e["status"], e["verdict"]["outcome"]
+                ));
+            }
+        }
+        assert!(wrong.is_empty(), "{}: {wrong:#?}", expect.as_str());
+        drop(rt);
+    }
+}
+
+/// An app behind the HTTP target contract that answers each task prompt with the calls and reply of a route.
+fn scripted_app(
+    routes: std::collections::BTreeMap<String, (Value, String)>,
+) -> (tokio::runtime::Runtime, String) {
+    let routes = std::sync::Arc::new(routes);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let addr = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+        let router = axum::Router::new().route(
+            "/agent",
+            axum::routing::post(move |axum::Json(req): axum::Json<Value>| {
+                let routes = routes.clone();
+                async move {
+                    let input = req["input"].as_str().unwrap_or("");
+                    let (calls, reply) = routes
+                        .get(input)
+                        .cloned()
+                        .unwrap_or((Value::Array(vec![]), "I don't know that task.".into()));
+                    axum::Json(serde_json::json!({"output": reply, "tool_calls": calls}))
+                }
+            }),
+        );
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        addr
+    });
+    (rt, format!("http://{addr}/agent"))
 }
