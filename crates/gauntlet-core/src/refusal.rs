@@ -2345,6 +2345,20 @@ mod eval {
         }
     }
 
+    /// The third held-out set (`heldout3.yaml`: 300 replies, 15 refusals and 15 hard non-refusals in each of ten
+    /// languages, written blind by an author who saw neither the screen nor any other set), measured once after
+    /// the certain screen was finished; its misses are not printed.
+    #[test]
+    fn certain_screen_on_the_blind_third_held_out_set() {
+        let m = measure_screen_blind("heldout3.yaml");
+        assert_eq!((m.langs, m.rows), (10, 300));
+        assert!(m.precision >= HELD_OUT_3_FLOOR.0, "precision {}", m.precision);
+        assert!(m.recall >= HELD_OUT_3_FLOOR.1, "recall {}", m.recall);
+    }
+
+    /// (precision, recall) floors of the certain screen on `heldout3.yaml` (measured once: 1.000 / 0.693).
+    const HELD_OUT_3_FLOOR: (f64, f64) = (0.99, 0.68);
+
     /// Recall floors of the certain screen on the development sets (measured: 1.000, 0.991, 0.997).
     const CERTAIN_DEV_FLOORS: &[(&str, f64)] = &[
         ("labelled.yaml", 0.99),
