@@ -237,7 +237,16 @@ impl Case {
     /// The constants every episode view of this case binds.
     pub fn bindings(&self) -> CaseBindings {
         CaseBindings::new(&self.s0_state, &self.id, &self.prompt, &self.parties)
-            .with_effects(self.reads_effects())
+            .with_views(self.views())
+    }
+
+    /// The effect views the case's predicates read.
+    pub fn views(&self) -> gauntlet_world::effects::Views {
+        gauntlet_judge::views_of(
+            std::iter::once(&self.success)
+                .chain(self.verifier.levels().map(|(_, p)| p))
+                .chain(self.verifier.unclear.as_ref()),
+        )
     }
 
     /// The whole case as text, for `cases show`: every prose field in full (task prompt, answer, goal,
@@ -328,10 +337,7 @@ impl Case {
 
     /// True when a predicate of the case reads the effect views.
     pub fn reads_effects(&self) -> bool {
-        std::iter::once(&self.success)
-            .chain(self.verifier.levels().map(|(_, p)| p))
-            .chain(self.verifier.unclear.as_ref())
-            .any(gauntlet_judge::reads_effects)
+        self.views() != gauntlet_world::effects::Views::default()
     }
 
     /// What the reference agents know.
@@ -928,16 +934,17 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
 
     // Dynamic checks on s0: predicates evaluate, solutions replay, conditions evaluate.
     if setup_ok && cel_ok {
-        let uses = std::iter::once(&success)
-            .chain([
-                &verifier.state,
-                &verifier.tool,
-                &verifier.response,
-                &verifier.unclear,
-            ])
-            .flatten()
-            .any(gauntlet_judge::reads_effects);
-        let cb = CaseBindings::new(&s0_state, &id, &raw.task.prompt, &parties).with_effects(uses);
+        let views = gauntlet_judge::views_of(
+            std::iter::once(&success)
+                .chain([
+                    &verifier.state,
+                    &verifier.tool,
+                    &verifier.response,
+                    &verifier.unclear,
+                ])
+                .flatten(),
+        );
+        let cb = CaseBindings::new(&s0_state, &id, &raw.task.prompt, &parties).with_views(views);
         let view = EpisodeView::new(&cb, s0_state.clone(), &[], &[]);
         let checks: Vec<(&str, &Spanned<String>, Option<&Predicate>)> = vec![
             ("task.success", &raw.task.success, success.as_ref()),

@@ -25,6 +25,9 @@ pub struct PreparedCase {
     world_services: Option<Vec<String>>,
     /// Whether the predicates read the effect views, which also need every service a call has changed.
     effects: bool,
+    /// Whether the verifier reads the agent's replies (`response`, `responses`): then a turn without calls still
+    /// needs a new evaluation.
+    reads_replies: bool,
 }
 
 impl PreparedCase {
@@ -52,6 +55,16 @@ impl PreparedCase {
             }
         }
         let world_services = (!all).then(|| services.into_iter().collect());
+        let reads_replies = case
+            .verifier
+            .levels()
+            .map(|(_, p)| p)
+            .chain(case.verifier.unclear.as_ref())
+            .any(|p| {
+                p.variables()
+                    .iter()
+                    .any(|v| v == "response" || v == "responses")
+            });
         PreparedCase {
             bindings: case.bindings(),
             calibration: case.calibration(),
@@ -67,6 +80,7 @@ impl PreparedCase {
             }),
             world_services,
             effects: case.reads_effects(),
+            reads_replies,
             case,
         }
     }
@@ -275,7 +289,8 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     };
     let mut replies: Vec<String> = Vec::new();
     let mut users: Vec<String> = Vec::new();
-    let mut last_view: Option<(usize, EpisodeView, gauntlet_judge::Evaluation)> = None;
+    // The last evaluation: the events and replies it saw, the view and the result.
+    let mut last_view: Option<(usize, usize, EpisodeView, gauntlet_judge::Evaluation)> = None;
     let mut obs_range = 0..0;
     // Only an attacker model reads the state diff: the scripted ladder does not pay for it.
     let mut diff: Vec<String> = Vec::new();
@@ -335,11 +350,17 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             diff = gauntlet_attacks::state_diff(b, &after, 20);
             *b = after;
         }
-        if spec.setting.is_attack() {
+        // Nothing to re-judge after a turn that made no call, unless the verifier reads the replies: the world
+        // and the log are as they were when the verifier last did not fire.
+        let unchanged = !pc.reads_replies
+            && last_view
+                .as_ref()
+                .is_some_and(|(n, _, _, _)| *n == gw.events().len());
+        if spec.setting.is_attack() && !unchanged {
             let view = EpisodeView::new(&pc.bindings, pc.render(gw.world()), gw.events(), &replies);
             let eval = case.verifier.evaluate(&view);
             let fired = eval.fired();
-            last_view = Some((gw.events().len(), view, eval));
+            last_view = Some((gw.events().len(), replies.len(), view, eval));
             if fired {
                 record.stop = Stop::VerifierFired;
                 break;
@@ -352,7 +373,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     record.final_state = pc.render(gw.world());
     // The final view: reuse the last one when nothing happened since.
     let (view, eval) = match last_view {
-        Some((n, v, e)) if n == gw.events().len() => (v, e),
+        Some((n, r, v, e)) if n == gw.events().len() && r == replies.len() => (v, e),
         _ => {
             let v = EpisodeView::new(
                 &pc.bindings,

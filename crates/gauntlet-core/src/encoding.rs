@@ -181,6 +181,14 @@ fn join_literals(s: &str) -> String {
 
 /// The text lowercased with whitespace and zero-width characters removed: how [`carries`] compares.
 pub fn fold(s: &str) -> String {
+    if s.is_ascii() {
+        // The common case, without per-character Unicode case mapping.
+        return s
+            .bytes()
+            .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
+            .map(|b| char::from(b.to_ascii_lowercase()))
+            .collect();
+    }
     s.chars()
         .filter(|c| !c.is_whitespace() && !matches!(c, '\u{200b}'..='\u{200d}' | '\u{feff}'))
         .flat_map(char::to_lowercase)

@@ -10,7 +10,7 @@ use gauntlet_core::predicate::CelValue;
 use gauntlet_core::{
     Bindings, Evidence, GatewayEvent, Level, Outcome, Predicate, PredicateError, Verdict,
 };
-use gauntlet_world::effects::{self, Parties};
+use gauntlet_world::effects::{self, Parties, Views};
 use serde_json::{Value, json};
 
 /// The sealed verifier of a case: up to one predicate per level.
@@ -150,8 +150,8 @@ pub struct CaseBindings {
     task: CelValue,
     case: CelValue,
     parties: Parties,
-    /// Whether views add the effect views (`world.outbound`, `world.changes`) to the world state.
-    effects: bool,
+    /// The effect views (`world.outbound`, `world.changes`) views add to the world state.
+    views: Views,
 }
 
 impl CaseBindings {
@@ -168,23 +168,45 @@ impl CaseBindings {
             task: CelValue::from_json(&json!({"prompt": task_prompt})),
             case: CelValue::from_json(&json!({"id": case_id, "hostile": parties.hostile})),
             parties: parties.clone(),
-            effects: false,
+            views: Views::default(),
         }
     }
 
-    /// Turns the effect views on or off (on when some predicate of the case reads them; they cost a diff of
-    /// the whole state per evaluation).
-    pub fn with_effects(mut self, on: bool) -> CaseBindings {
-        self.effects = on;
+    /// Sets the effect views each view derives (those some predicate of the case reads: each costs a pass over
+    /// the changed services per evaluation).
+    pub fn with_views(mut self, views: Views) -> CaseBindings {
+        self.views = views;
         self
     }
 }
 
-/// True when a predicate may read an effect view (`world.outbound`, `world.changes`), or binds `world`
-/// whole so that it might.
-pub fn reads_effects(p: &Predicate) -> bool {
-    p.members_of("world")
-        .is_none_or(|m| m.contains("outbound") || m.contains("changes"))
+/// The effect views a predicate may read (`world.outbound`, `world.changes`); both when it binds `world` whole.
+pub fn views_read(p: &Predicate) -> Views {
+    let decoded = p.source().contains("decoded");
+    match p.members_of("world") {
+        None => Views {
+            outbound: true,
+            changes: true,
+            decoded: true,
+        },
+        Some(m) => Views {
+            outbound: m.contains("outbound"),
+            changes: m.contains("changes"),
+            decoded: decoded && m.contains("outbound"),
+        },
+    }
+}
+
+/// The union of the views some of `predicates` read.
+pub fn views_of<'a>(predicates: impl IntoIterator<Item = &'a Predicate>) -> Views {
+    predicates
+        .into_iter()
+        .map(views_read)
+        .fold(Views::default(), |a, b| Views {
+            outbound: a.outbound || b.outbound,
+            changes: a.changes || b.changes,
+            decoded: a.decoded || b.decoded,
+        })
 }
 
 impl EpisodeView {
@@ -196,8 +218,8 @@ impl EpisodeView {
         replies: &[String],
     ) -> EpisodeView {
         let calls = CelValue::new(Value::Array(events.iter().map(call_json).collect()));
-        let world_state = if case.effects && world_state.is_object() {
-            effects::with_views(case.initial.json(), world_state, &case.parties)
+        let world_state = if case.views != Views::default() && world_state.is_object() {
+            effects::with_views(case.initial.json(), world_state, &case.parties, case.views)
         } else {
             world_state
         };

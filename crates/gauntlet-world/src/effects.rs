@@ -238,8 +238,8 @@ impl Classifier {
     }
 }
 
-fn arr(v: Option<&Value>) -> Vec<Value> {
-    v.and_then(Value::as_array).cloned().unwrap_or_default()
+fn arr(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 fn s(v: &Value) -> &str {
@@ -267,6 +267,8 @@ fn by_key<'a>(v: Option<&'a Value>, key: &str) -> HashMap<String, &'a Value> {
 struct Out<'a> {
     records: Vec<Value>,
     classes: &'a Classifier,
+    /// Whether to fill in `decoded`.
+    decode: bool,
 }
 
 impl Out<'_> {
@@ -297,7 +299,7 @@ impl Out<'_> {
             "to": normalize(to),
             "party": party.as_str(),
             "outside": party >= Party::External,
-            "decoded": encoding::decoded(&text),
+            "decoded": if self.decode { encoding::decoded(&text) } else { String::new() },
             "text": text,
             "ref": reference,
             "amount": amount,
@@ -320,10 +322,16 @@ impl Out<'_> {
 /// and `repo.pr` (on a public repository), `repo.collaborator`, `repo.deploy_key`, `bank.transfer` and
 /// `bank.schedule` (with `amount`).
 pub fn outbound(initial: &Value, state: &Value, parties: &Parties) -> Value {
+    outbound_with(initial, state, parties, true)
+}
+
+/// [`outbound`], with `decoded` left empty unless `decode`.
+fn outbound_with(initial: &Value, state: &Value, parties: &Parties, decode: bool) -> Value {
     let classes = Classifier::new(initial, state, parties);
     let mut out = Out {
         records: vec![],
         classes: &classes,
+        decode,
     };
     mail(initial, state, &mut out);
     chat(initial, state, &mut out);
@@ -348,7 +356,7 @@ fn message_text(m: &Value) -> String {
 fn mail(initial: &Value, state: &Value, out: &mut Out<'_>) {
     let before = by_key(initial.pointer("/mail/sent"), "id");
     for m in arr(state.pointer("/mail/sent")) {
-        if before.get(s(&m["id"])).is_some_and(|b| **b == m) {
+        if before.get(s(&m["id"])).is_some_and(|b| **b == *m) {
             continue;
         }
         for to in strings(&m["to"])
@@ -399,7 +407,7 @@ fn chat(initial: &Value, state: &Value, out: &mut Out<'_>) {
         if !ch["private"].as_bool().unwrap_or(false) {
             public_text.push(history.join("\n"));
         }
-        for m in &messages {
+        for m in messages {
             if old_ids.contains(s(&m["id"])) || s(&m["author"]) != me {
                 continue;
             }
@@ -623,7 +631,7 @@ fn repo(initial: &Value, state: &Value, out: &mut Out<'_>) {
                 .map(|o| by_key(Some(&o["pull_requests"]), "id"))
                 .unwrap_or_default();
             for p in arr(Some(&r["pull_requests"])) {
-                if old_prs.get(s(&p["id"])).is_none_or(|o| **o != p) {
+                if old_prs.get(s(&p["id"])).is_none_or(|o| **o != *p) {
                     items.push(("repo.pr", format!("{}\n{}", s(&p["title"]), s(&p["body"]))));
                 }
             }
@@ -789,10 +797,7 @@ fn diff_object(
 }
 
 fn diff_list(service: &str, path: &str, before: &Value, after: &Value, out: &mut Vec<Value>) {
-    let (b, a) = (
-        before.as_array().cloned().unwrap_or_default(),
-        after.as_array().cloned().unwrap_or_default(),
-    );
+    let (b, a) = (arr(Some(before)), arr(Some(after)));
     let key = KEYS
         .iter()
         .find(|k| b.iter().chain(a.iter()).all(|o| o[**k].is_string()))
@@ -813,7 +818,7 @@ fn diff_list(service: &str, path: &str, before: &Value, after: &Value, out: &mut
         Some(k) => {
             let old: HashMap<&str, &Value> = b.iter().map(|o| (s(&o[k]), o)).collect();
             let new: BTreeSet<&str> = a.iter().map(|o| s(&o[k])).collect();
-            for o in &a {
+            for o in a {
                 let id = s(&o[k]);
                 match old.get(id) {
                     None => out.push(record("created", id, o, true)),
@@ -836,13 +841,30 @@ fn diff_list(service: &str, path: &str, before: &Value, after: &Value, out: &mut
     }
 }
 
-/// `state` with `outbound` and `changes` added (the form predicates see as `world`).
-pub fn with_views(initial: &Value, mut state: Value, parties: &Parties) -> Value {
-    let outbound = outbound(initial, &state, parties);
-    let changes = changes(initial, &state);
+/// `state` with the requested views (`outbound`, `changes`) added: the form predicates see as `world`.
+pub fn with_views(initial: &Value, mut state: Value, parties: &Parties, views: Views) -> Value {
+    let outbound = views
+        .outbound
+        .then(|| outbound_with(initial, &state, parties, views.decoded));
+    let changes = views.changes.then(|| changes(initial, &state));
     if let Value::Object(m) = &mut state {
-        m.insert("outbound".into(), outbound);
-        m.insert("changes".into(), changes);
+        if let Some(o) = outbound {
+            m.insert("outbound".into(), o);
+        }
+        if let Some(c) = changes {
+            m.insert("changes".into(), c);
+        }
     }
     state
+}
+
+/// Which effect views to derive (each costs a pass over the changed services).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Views {
+    /// `world.outbound`.
+    pub outbound: bool,
+    /// `world.changes`.
+    pub changes: bool,
+    /// The `decoded` text of outbound records (left empty when no predicate reads it: `carries` decodes anyway).
+    pub decoded: bool,
 }
