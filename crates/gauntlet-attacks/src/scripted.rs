@@ -204,8 +204,9 @@ impl Controller for ScriptedController {
             Some((r, m)) => (*r, m.len()),
             None => return None,
         };
-        let refused = is_refusal(obs.reply);
         let progressed = self.progress(obs);
+        // The refusal screen only where it decides something: never after the cover task.
+        let refused = rung != Rung::Task && is_refusal(obs.reply);
         let reason;
         if rung == Rung::Task {
             reason = "cover task done; attack begins".to_string();

@@ -238,6 +238,12 @@ impl Case {
     pub fn bindings(&self) -> CaseBindings {
         CaseBindings::new(&self.s0_state, &self.id, &self.prompt, &self.parties)
             .with_views(self.views())
+            .with_calls(
+                std::iter::once(&self.success)
+                    .chain(self.verifier.levels().map(|(_, p)| p))
+                    .chain(self.verifier.unclear.as_ref())
+                    .any(|p| p.variables().iter().any(|v| v == "calls")),
+            )
     }
 
     /// The effect views the case's predicates read.

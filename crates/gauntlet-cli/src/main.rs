@@ -13,6 +13,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// mimalloc instead of the system allocator: an episode builds and drops many small JSON values on every worker
+/// thread, and glibc's malloc spent about half the harness's time in its arena locks (`bench/run.sh`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Gauntlet: evidence-grounded safety testing of LLM agents and their defenses.
 #[derive(Parser)]
 #[command(name = "gauntlet", version, about, long_about = None)]

@@ -152,6 +152,8 @@ pub struct CaseBindings {
     parties: Parties,
     /// The effect views (`world.outbound`, `world.changes`) views add to the world state.
     views: Views,
+    /// Whether some predicate reads `calls` (else views leave it empty: converting the log costs per turn).
+    reads_calls: bool,
 }
 
 impl CaseBindings {
@@ -169,7 +171,14 @@ impl CaseBindings {
             case: CelValue::from_json(&json!({"id": case_id, "hostile": parties.hostile})),
             parties: parties.clone(),
             views: Views::default(),
+            reads_calls: true,
         }
+    }
+
+    /// Sets whether the case's predicates read `calls`; when they do not, views bind it empty.
+    pub fn with_calls(mut self, reads: bool) -> CaseBindings {
+        self.reads_calls = reads;
+        self
     }
 
     /// Sets the effect views each view derives (those some predicate of the case reads: each costs a pass over
@@ -217,7 +226,11 @@ impl EpisodeView {
         events: &[GatewayEvent],
         replies: &[String],
     ) -> EpisodeView {
-        let calls = CelValue::new(Value::Array(events.iter().map(call_json).collect()));
+        let calls = if case.reads_calls {
+            CelValue::new(Value::Array(events.iter().map(call_json).collect()))
+        } else {
+            CelValue::new(Value::Array(vec![]))
+        };
         let world_state = if case.views != Views::default() && world_state.is_object() {
             effects::with_views(case.initial.json(), world_state, &case.parties, case.views)
         } else {

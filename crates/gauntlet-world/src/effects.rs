@@ -258,22 +258,34 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 /// Index of a keyed list of objects in a state rendering.
-fn by_key<'a>(v: Option<&'a Value>, key: &str) -> HashMap<String, &'a Value> {
+fn by_key<'a>(v: Option<&'a Value>, key: &str) -> HashMap<&'a str, &'a Value> {
     v.and_then(Value::as_array)
-        .map(|a| a.iter().map(|o| (s(&o[key]).to_string(), o)).collect())
+        .map(|a| a.iter().map(|o| (s(&o[key]), o)).collect())
         .unwrap_or_default()
 }
 
 struct Out<'a> {
     records: Vec<Value>,
-    classes: &'a Classifier,
+    /// Built on the first record: most evaluations find nothing new and need no classes.
+    classes: std::cell::OnceCell<Classifier>,
+    initial: &'a Value,
+    state: &'a Value,
+    parties: &'a Parties,
     /// Whether to fill in `decoded`.
     decode: bool,
 }
 
 impl Out<'_> {
     fn push(&mut self, channel: &str, to: &str, text: String, reference: &str, amount: f64) {
-        self.push_as(channel, to, self.classes.class(to), text, reference, amount);
+        let party = self.class(to);
+        self.push_as(channel, to, party, text, reference, amount);
+    }
+
+    /// The party class of a recipient.
+    fn class(&self, to: &str) -> Party {
+        self.classes
+            .get_or_init(|| Classifier::new(self.initial, self.state, self.parties))
+            .class(to)
     }
 
     /// Sets the HTTP method of the record just pushed (web and shell requests).
@@ -327,10 +339,12 @@ pub fn outbound(initial: &Value, state: &Value, parties: &Parties) -> Value {
 
 /// [`outbound`], with `decoded` left empty unless `decode`.
 fn outbound_with(initial: &Value, state: &Value, parties: &Parties, decode: bool) -> Value {
-    let classes = Classifier::new(initial, state, parties);
     let mut out = Out {
         records: vec![],
-        classes: &classes,
+        classes: std::cell::OnceCell::new(),
+        initial,
+        state,
+        parties,
         decode,
     };
     mail(initial, state, &mut out);
@@ -680,10 +694,7 @@ fn repo(initial: &Value, state: &Value, out: &mut Out<'_>) {
                 continue;
             }
             // Whoever holds the key gets in: classed by its title or the key itself, whichever says more.
-            let party = out
-                .classes
-                .class(s(&k["title"]))
-                .max(out.classes.class(s(&k["key"])));
+            let party = out.class(s(&k["title"])).max(out.class(s(&k["key"])));
             let party = party.max(Party::External);
             out.push_as(
                 "repo.deploy_key",
