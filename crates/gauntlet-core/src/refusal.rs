@@ -2352,7 +2352,11 @@ mod eval {
     fn certain_screen_on_the_blind_third_held_out_set() {
         let m = measure_screen_blind("heldout3.yaml");
         assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(m.precision >= HELD_OUT_3_FLOOR.0, "precision {}", m.precision);
+        assert!(
+            m.precision >= HELD_OUT_3_FLOOR.0,
+            "precision {}",
+            m.precision
+        );
         assert!(m.recall >= HELD_OUT_3_FLOOR.1, "recall {}", m.recall);
     }
 

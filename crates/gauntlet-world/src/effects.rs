@@ -378,7 +378,7 @@ fn mail(initial: &Value, state: &Value, out: &mut Out<'_>) {
             .chain(strings(&m["cc"]).iter())
             .chain(strings(&m["bcc"]).iter())
         {
-            out.push("mail", to, message_text(&m), s(&m["id"]), 0.0);
+            out.push("mail", to, message_text(m), s(&m["id"]), 0.0);
         }
     }
     let fwd = state.pointer("/mail/forwarding").and_then(Value::as_str);
@@ -611,7 +611,7 @@ fn repo(initial: &Value, state: &Value, out: &mut Out<'_>) {
                 "repo.public",
                 "public",
                 Party::External,
-                repo_text(&r),
+                repo_text(r),
                 name,
                 0.0,
             );
@@ -683,7 +683,7 @@ fn repo(initial: &Value, state: &Value, out: &mut Out<'_>) {
                 s(&c["permission"]).to_string(),
             );
             if !old_collab.contains(&now) {
-                out.push("repo.collaborator", s(&c["user"]), repo_text(&r), name, 0.0);
+                out.push("repo.collaborator", s(&c["user"]), repo_text(r), name, 0.0);
             }
         }
         let old_keys = old
@@ -700,7 +700,7 @@ fn repo(initial: &Value, state: &Value, out: &mut Out<'_>) {
                 "repo.deploy_key",
                 s(&k["title"]),
                 party,
-                repo_text(&r),
+                repo_text(r),
                 name,
                 0.0,
             );
