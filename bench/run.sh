@@ -12,17 +12,22 @@ cargo build --release -q -p gauntlet-cli
 bin=target/release/gauntlet
 episodes=$("$bin" run -q --no-store --repeat 1 --settings benign,direct,indirect,multi | head -1 | sed -E 's/.*= ([0-9]+) episodes.*/\1/')
 total=$((episodes * repeat))
-measure() { # label, then gauntlet args; three runs, the median by wall time is reported (this VM is noisy)
+measure() { # label, then gauntlet args; three runs: min / median / max of wall time per episode (this VM is noisy),
+  # and the median run's CPU time and peak memory
   local label="$1"; shift
-  local runs=() out
+  local runs=() sorted med
   for _ in 1 2 3; do
     runs+=("$( { /usr/bin/time -f "%e %U %S %M" "$bin" "$@" >/dev/null; } 2>&1 | tail -1 )")
   done
-  out=$(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
-  read -r wall user sys rss <<<"$out"
-  awk -v l="$label" -v n="$total" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
-    printf "%-28s episodes=%d wall=%.2fs episodes/s=%.0f wall/episode=%.4fms cpu/episode=%.4fms peak_rss=%.1fMB\n",
-      l, n, w, n / w, 1000 * w / n, 1000 * (u + s) / n, r / 1024 }'
+  sorted=$(printf '%s\n' "${runs[@]}" | sort -n)
+  med=$(sed -n 2p <<<"$sorted")
+  read -r wall user sys rss <<<"$med"
+  local wmin wmax
+  wmin=$(sed -n 1p <<<"$sorted" | cut -d' ' -f1)
+  wmax=$(sed -n 3p <<<"$sorted" | cut -d' ' -f1)
+  awk -v l="$label" -v n="$total" -v w="$wall" -v a="$wmin" -v b="$wmax" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
+    printf "%-28s episodes=%d wall=%.2fs episodes/s=%.0f wall/episode min/median/max=%.4f/%.4f/%.4fms cpu/episode=%.4fms peak_rss=%.1fMB\n",
+      l, n, w, n / w, 1000 * a / n, 1000 * w / n, 1000 * b / n, 1000 * (u + s) / n, r / 1024 }'
 }
 "$bin" run -q --no-store --repeat 10 >/dev/null   # warm-up
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m); date: $(date -u +%F)"

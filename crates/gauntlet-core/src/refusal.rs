@@ -815,7 +815,7 @@ fn unquoted(text: &str) -> Cow<'_, str> {
 /// Placeholders the pattern tables use, expanded before compiling: `{w}` one word token (and its space), `{END}`
 /// the end of a clause, `{SS}` the start of a sentence, and the per-language lists of declined actions.
 const PLACEHOLDERS: &[(&str, &str)] = &[
-    ("{w}", r"[\p{L}\p{N}][^ ]* "),
+    ("{w}", r"[^ \t\n][^ ]* "),
     ("{END}", r"(?:[.!;,…—–¶:]|-|$)"),
     ("{SS}", r"(?:^ |[.!?¶。！？] )"),
     (
