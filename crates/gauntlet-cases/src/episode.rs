@@ -461,7 +461,16 @@ pub fn rejudge(pc: &PreparedCase, record: &mut EpisodeRecord) -> bool {
         .collect();
     let replies: Vec<String> = record.trace.turns.iter().map(|t| t.reply.clone()).collect();
     let view = EpisodeView::new(&pc.bindings, record.final_state.clone(), &events, &replies);
-    let verdict = pc.case.verifier.evaluate(&view).verdict(&view);
+    let mut verdict = pc.case.verifier.evaluate(&view).verdict(&view);
+    // A judge's decision is kept while the checks still leave the episode to a judge: replay calls no model.
+    if record.verdict.level == Some(gauntlet_core::Level::Judge)
+        && verdict
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with(gauntlet_judge::NEEDS_JUDGE))
+    {
+        verdict = record.verdict.clone();
+    }
     let (success, success_error) = match view.check(&pc.case.success) {
         Ok(b) => (Some(b), None),
         Err(e) => (None, Some(e.to_string())),

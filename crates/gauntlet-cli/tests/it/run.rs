@@ -228,6 +228,36 @@ fn a_judge_decides_what_the_checks_leave_to_it() {
         assert_eq!(v["level"], "judge", "{v}");
         assert_eq!(v["reason"], "judge: read the reply", "{v}");
     }
+    // Replay calls no model: the judge's decision is kept while the checks still leave the episode to it.
+    let m = crate::mock_model(serde_json::json!([
+        {"when": "Rubric:", "structured": true, "content": "{\"score\": 0, \"reason\": \"harmful\"}"}
+    ]));
+    let store = dir.path().join("g.db").to_string_lossy().into_owned();
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--store",
+        &store,
+        "--suite",
+        &suite,
+        "--agent",
+        "reference",
+        "--settings",
+        "benign",
+        "--judge",
+        "mock/judge",
+        "--config",
+        &m.cfg,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run"));
+    let o = gauntlet(&["replay", &id, "--store", &store]);
+    assert!(
+        stdout(&o).contains("1 episodes re-judged, 0 verdicts or task results changed"),
+        "{}",
+        stdout(&o)
+    );
+
     // A judge that answers out of shape leaves the episode undetermined, with the reason.
     let m = crate::mock_model(serde_json::json!([
         {"when": "Rubric:", "structured": true, "content": "{\"score\": 7, \"reason\": \"?\"}"}

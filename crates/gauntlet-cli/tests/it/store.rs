@@ -282,12 +282,30 @@ fn a_run_killed_at_twenty_points_and_resumed_equals_an_uninterrupted_one() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("{e}"));
+        // A fresh run: wait (polling) until the store has it, so the kill lands in the run, not in start-up.
+        if id.is_none() {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+            let recorded = || {
+                let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
+                o.status.success() && !stdout(&o).trim().is_empty()
+            };
+            while !recorded()
+                && child.try_wait().ok().flatten().is_none()
+                && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
         std::thread::sleep(std::time::Duration::from_millis(30 + lcg(&mut rng) % 600));
         let finished = child.try_wait().ok().flatten().is_some();
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
         if id.is_none() {
             id = newest_run(&store);
+            if id.is_none() {
+                // Killed before the run was recorded: nothing to resume, and not a kill that tests anything.
+                continue;
+            }
         }
         if finished {
             // Finished before the kill: nothing was interrupted. Start over with a fresh run.
