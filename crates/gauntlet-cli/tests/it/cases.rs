@@ -493,34 +493,20 @@ fn scripted_app(
     routes: std::collections::BTreeMap<String, (Value, String)>,
 ) -> (tokio::runtime::Runtime, String) {
     let routes = std::sync::Arc::new(routes);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let addr = rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
-        let router = axum::Router::new().route(
-            "/agent",
-            axum::routing::post(move |axum::Json(req): axum::Json<Value>| {
-                let routes = routes.clone();
-                async move {
-                    let input = req["input"].as_str().unwrap_or("");
-                    let (calls, reply) = routes
-                        .get(input)
-                        .cloned()
-                        .unwrap_or((Value::Array(vec![]), "I don't know that task.".into()));
-                    axum::Json(serde_json::json!({"output": reply, "tool_calls": calls}))
-                }
-            }),
-        );
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        });
-        addr
-    });
+    let router = axum::Router::new().route(
+        "/agent",
+        axum::routing::post(move |axum::Json(req): axum::Json<Value>| {
+            let routes = routes.clone();
+            async move {
+                let input = req["input"].as_str().unwrap_or("");
+                let (calls, reply) = routes
+                    .get(input)
+                    .cloned()
+                    .unwrap_or((Value::Array(vec![]), "I don't know that task.".into()));
+                axum::Json(serde_json::json!({"output": reply, "tool_calls": calls}))
+            }
+        }),
+    );
+    let (rt, addr) = crate::serve(router);
     (rt, format!("http://{addr}/agent"))
 }

@@ -138,3 +138,24 @@ pub fn mock_model(rules: serde_json::Value) -> MockModel {
         _rt: rt,
     }
 }
+
+/// Serves `router` on a loopback port from a runtime of its own; returns the runtime (keep it alive) and the
+/// address.
+pub fn serve(router: axum::Router) -> (tokio::runtime::Runtime, std::net::SocketAddr) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let addr = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        addr
+    });
+    (rt, addr)
+}

@@ -308,22 +308,7 @@ async fn app(axum::Json(req): axum::Json<Value>) -> axum::Json<Value> {
 
 /// Serves [`app`] on loopback; returns its runtime (keep it alive) and its URL.
 pub(crate) fn start_app() -> (tokio::runtime::Runtime, String) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let addr = rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
-        let router = axum::Router::new().route("/chat", axum::routing::post(app));
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        });
-        addr
-    });
+    let (rt, addr) = crate::serve(axum::Router::new().route("/chat", axum::routing::post(app)));
     (rt, format!("http://{addr}/chat"))
 }
 
