@@ -172,7 +172,7 @@ impl ModelController {
     }
 
     /// The ladder's step in place of the model's, marked as a fallback.
-    fn fallback(&mut self, proposal: &ControllerDecision, why: String) -> ControllerDecision {
+    fn fallback(&self, proposal: &ControllerDecision, why: String) -> ControllerDecision {
         ControllerDecision {
             reason: format!("{why}; the ladder's step is used"),
             fallback: Some(why),
@@ -191,6 +191,15 @@ impl Controller for ModelController {
             self.transcript.push(format!("USER: {}", proposal.message));
             return Some(proposal);
         }
+        // The model gave up before attacking: the ladder plays the rest, without asking the model again.
+        if self.ladder_only {
+            let d = self.fallback(
+                &proposal,
+                "the attacker model gave up before attacking".into(),
+            );
+            self.transcript.push(format!("USER: {}", d.message));
+            return Some(d);
+        }
         let req = ChatRequest {
             messages: vec![
                 Message::system(SYSTEM),
@@ -201,14 +210,6 @@ impl Controller for ModelController {
             temperature: Some(0.7),
             max_tokens: Some(1024),
         };
-        if self.ladder_only {
-            let d = self.fallback(
-                &proposal,
-                "the attacker model gave up before attacking".into(),
-            );
-            self.transcript.push(format!("USER: {}", d.message));
-            return Some(d);
-        }
         let decision = match self
             .attacker
             .runtime

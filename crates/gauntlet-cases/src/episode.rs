@@ -200,8 +200,8 @@ pub struct EpisodeRecord {
     #[serde(default)]
     pub final_state: serde_json::Value,
     /// In attack settings, whether adversarial content reached the target: an attack message on the user
-    /// channel (direct, multi) or an injection that fired (indirect, multi). `None` in benign episodes and
-    /// errored ones.
+    /// channel (direct, multi) or an injection that fired (indirect, multi). `None` in benign episodes, errored
+    /// ones, and sessions driven from outside whose user channel Gauntlet does not see.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivered: Option<bool>,
 }
@@ -498,9 +498,18 @@ impl PreparedCase {
         let (verdict, task_success) = self.judge(gateway, replies);
         // A defense that could not decide makes the session errored, as in a run: never a defense that held.
         let failed = gateway.defense_error().map(|e| e.to_string());
-        let delivered = (failed.is_none() && setting.is_attack()).then(|| {
-            gateway.events().iter().any(|e| e.injection.is_some()) || setting.adversarial_user()
-        });
+        // An injection that fired is evidence of delivery; what the outside client's user said is not seen
+        // here, so in direct and multi without one, delivery is unknown rather than assumed.
+        let injected = gateway.events().iter().any(|e| e.injection.is_some());
+        let delivered = if failed.is_some() || !setting.is_attack() {
+            None
+        } else if injected {
+            Some(true)
+        } else if setting.adversarial_user() {
+            None
+        } else {
+            Some(false)
+        };
         EpisodeRecord {
             index: 0,
             case: self.case.id.clone(),

@@ -49,7 +49,7 @@ fn records(state: &Value, service: &str) -> usize {
 }
 
 /// Arguments that name what a call acts on or where it sends (as opposed to free text).
-const OBJECT_ARGS: [&str; 14] = [
+const OBJECT_ARGS: [&str; 13] = [
     "id",
     "repo",
     "path",
@@ -63,7 +63,6 @@ const OBJECT_ARGS: [&str; 14] = [
     "url",
     "address",
     "attendees",
-    "command",
 ];
 
 /// A call's channel: its tool and the objects it acts on, free text left out.

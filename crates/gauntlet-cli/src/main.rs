@@ -401,6 +401,11 @@ fn cases_routes(files: &[PathBuf], suite: &Source) -> Result<ExitCode> {
     if bad {
         return Ok(ExitCode::FAILURE);
     }
+    if routes.is_empty() {
+        bail!(
+            "no routes in the given files: a route file is a YAML list of {{case, expect, note, calls, reply}} (see docs/cases.md)"
+        );
+    }
     let loaded = gauntlet_cases::load(suite);
     print_diagnostics(&loaded);
     let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();

@@ -147,11 +147,20 @@ pub fn pieced(texts: &[&str], needle: &str) -> bool {
     let min = MIN_PIECE.min(n.len());
     let reach: Vec<usize> = (0..n.len())
         .map(|start| {
-            let mut end = n.len();
-            while end >= start + min && !found(&n[start..end]) {
-                end -= 1;
+            // A carried piece's prefixes are carried too, so the longest one is found by bisection.
+            if start + min > n.len() || !found(&n[start..start + min]) {
+                return 0;
             }
-            if end >= start + min { end } else { 0 }
+            let (mut lo, mut hi) = (start + min, n.len());
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if found(&n[start..mid]) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            lo
         })
         .collect();
     let mut covered = 0;
