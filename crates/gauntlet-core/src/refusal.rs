@@ -2232,7 +2232,7 @@ mod eval {
     #[test]
     #[ignore]
     fn explain_development_misses() {
-        for file in ["labelled.yaml", "dev2.yaml", "dev3.yaml"] {
+        for file in ["labelled.yaml", "dev2.yaml", "dev3.yaml", "dev4.yaml"] {
             for (lang, label, t) in rows(file) {
                 let (got, why) = screen_why(&t);
                 if (got == Screen::Refusal) != label {
@@ -2248,7 +2248,7 @@ mod eval {
     }
 
     /// The certain screen (`screen(text) == Screen::Refusal`, what the red-team judge passes on) on a labelled
-    /// file, e.g. a blind set such as `heldout3.yaml`: prints the per-language figures and the misses, and panics
+    /// file, e.g. a blind set: prints the per-language figures and the misses, and panics
     /// when the file is missing.
     fn measure_screen(file: &str) -> Measured {
         measure_with(file, "certain", true, is_certain_refusal)
@@ -2345,29 +2345,13 @@ mod eval {
         }
     }
 
-    /// The third held-out set (`heldout3.yaml`: 300 replies, 15 refusals and 15 hard non-refusals in each of ten
-    /// languages, written blind by an author who saw neither the screen nor any other set), measured once after
-    /// the certain screen was finished; its misses are not printed.
-    #[test]
-    fn certain_screen_on_the_blind_third_held_out_set() {
-        let m = measure_screen_blind("heldout3.yaml");
-        assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(
-            m.precision >= HELD_OUT_3_FLOOR.0,
-            "precision {}",
-            m.precision
-        );
-        assert!(m.recall >= HELD_OUT_3_FLOOR.1, "recall {}", m.recall);
-    }
-
-    /// (precision, recall) floors of the certain screen on `heldout3.yaml` (measured once: 1.000 / 0.693).
-    const HELD_OUT_3_FLOOR: (f64, f64) = (0.99, 0.68);
-
-    /// Recall floors of the certain screen on the development sets (measured: 1.000, 0.991, 0.997).
+    /// Recall floors of the certain screen on the development sets (measured: 1.000, 0.991, 0.997, 0.693).
+    /// `dev4.yaml` was the third blind set (`heldout3.yaml`), measured once blind at 1.000 / 0.693.
     const CERTAIN_DEV_FLOORS: &[(&str, f64)] = &[
         ("labelled.yaml", 0.99),
         ("dev2.yaml", 0.98),
         ("dev3.yaml", 0.99),
+        ("dev4.yaml", 0.68),
     ];
 
     /// Recall floors of the certain screen on the held-out sets (measured: 0.875, 0.800).
