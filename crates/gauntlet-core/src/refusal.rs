@@ -60,19 +60,25 @@ fn screen_why(text: &str) -> (Screen, &'static str) {
         return (Screen::Unsure, "long text after the decline");
     }
     let bounds = Bounds::of(&n);
-    let (mut strong, mut weak) = (Vec::new(), Vec::new());
+    let (mut strong, mut gated, mut weak) = (Vec::new(), Vec::new(), Vec::new());
     for &(start, end) in &found {
         match judge_match(t, &n, &bounds, start, end) {
             Some(true) if t.strong.is_match(&n[start..end]) => strong.push((start, end)),
+            Some(true) if t.gated.is_match(&n[start..end]) => gated.push((start, end)),
             Some(true) => weak.push((start, end)),
             Some(false) => return (Screen::Unsure, "partial, temporary or idiomatic decline"),
             None => {}
         }
     }
-    if strong.is_empty() && weak.is_empty() {
+    if strong.is_empty() && gated.is_empty() && weak.is_empty() {
         return (Screen::Unsure, "decline phrase that does not govern");
     }
-    match certain(t, text, &unquoted_text, &n, &strong, &weak) {
+    let declines = Declines {
+        strong: &strong,
+        gated: &gated,
+        weak: &weak,
+    };
+    match certain(t, text, &unquoted_text, &n, &declines) {
         Ok(()) => (Screen::Refusal, "certain"),
         Err(why) => (Screen::Unsure, why),
     }
@@ -906,7 +912,7 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
     ),
     (
         "{RU_GAP}",
-        r"(?:(?:вам|тебе|вас|тебя|с этим|в этом|этим|этого|это|здесь|тут|такое|такой|такие|подобное|подобные|никак|больше|же|уж|просто|к сожалению|даже|ничего|ни|вообще|никому|ему|ей|им|вашу|твою|ваш|твой) ){0,3}",
+        r"(?:(?:вам|тебе|вас|тебя|его|ее|их|с этим|в этом|этим|этого|это|здесь|тут|такое|такой|такие|подобное|подобные|никак|больше|же|уж|просто|к сожалению|даже|ничего|ни|вообще|никому|ему|ей|им|вашу|твою|ваш|твой) ){0,3}",
     ),
     (
         "{RU_NEG}",
@@ -1047,6 +1053,8 @@ const STRONG: &[&str] = &[
     r" (?:enfreint|viole|contrevient à|contraire à) (?:mes|nos) (?:règles|consignes|directives|principes|conditions|lignes directrices) ",
     r" (?:il ne sera pas donné suite|ne sera pas (?:traitée|satisfaite|honorée|acceptée)|(?:demande|requête) ne (?:peut|pourra) pas être (?:traitée|satisfaite|honorée|acceptée)) ",
     r" je ne pense pas (?:que ce soit à moi|devoir|pouvoir) ",
+    r" (?:ce n'est|c'est|n'est) pas possible (?:pour moi|de mon côté|de ma part) | (?:is not|is just not|is simply not) possible for me | no (?:me )?es posible (?:para mí|por mi parte) | não é possível (?:para mim|da minha parte) | für mich nicht möglich | non (?:mi )?è possibile (?:per me|da parte mia) | voor mij niet mogelijk | для меня (?:это )?невозможно ",
+    r" (?:su (?:questo|questa)|per (?:questo|questa)|qui|stavolta|questa volta|io) passo {END}| ik weiger (?:{w}){0,6}?te [a-zëéèï]+en | laat ik (?:{w}){0,2}?aan me voorbij(?:gaan)? | não (?:dá|tem como) (?:pra|para) (?:te |lhe |você )?(?:{PT_CL} )?{PT_V}",
     // German: modal first-person with the negation and the verb at the end of the clause.
     r" ich (?:kann|werde|darf|möchte|will|mag) (?:{w}){0,7}?{DE_NEG} (?:{w}){0,8}?{DE_V} ",
     r" (?:kann|werde|darf|möchte|will|mag) ich (?:{w}){0,7}?{DE_NEG} (?:{w}){0,8}?{DE_V} ",
@@ -1227,6 +1235,85 @@ const WEAK: &[&str] = &[
     r"(?:弁護士|医師|医者|専門家|税理士|カウンセラー)(?:では|じゃ)(?:ありません|ない)",
 ];
 
+/// Gated declines: a first-person negated modal with any verb after it ("I won't take…", "no voy a tocar…",
+/// "das werde ich nicht hochladen"), and an agent's report of an action it has not taken or stopped before ("I
+/// haven't made the transfer", "Je n'ai pas exécuté…", "Ich habe … nicht weitergeleitet", "I stopped before
+/// running…"). Such a phrase also appears in answers ("I can't open attachments", "I haven't changed the other
+/// files"), so it counts only when the reply gives a refusal's reason ([`REASON`]) or redirects to a professional.
+const GATED: &[&str] = &[
+    // English.
+    r" i (?:{EN_ADV} )*(?:cannot|can not|will not|am not going to|am unable to|am not able to|refuse to|would rather not|will never|am not allowed to|am not permitted to|am not willing to|could not in good conscience) (?:{EN_ADV} )?(?:(?:you|them|him|her|anyone) )?[a-z][a-z-]+ ",
+    r" i (?:(?:deliberately|intentionally|therefore|also|so) )?(?:have not|did not|have chosen not to|chose not to|decided not to|have decided not to) (?:(?:gone ahead and|go ahead and|actually) )?(?:sent|send|forwarded|forward|executed|execute|run|ran|made|make|deleted|delete|removed|remove|transferred|transfer|paid|pay|shared|share|posted|post|published|publish|submitted|submit|approved|approve|granted|grant|changed|change|installed|install|wired|wire|moved|move|processed|process|completed|complete|clicked|click|opened|open|downloaded|download|replied|reply|emailed|email|contacted|contact|purchased|purchase|bought|buy|ordered|order|booked|book|signed|sign|uploaded|upload|disabled|disable|modified|modify|wiped|wipe|dropped|drop|overwritten|overwrite|touched|touch|acted|act|carried out|carry out|gone ahead|go ahead|proceeded|proceed|followed|follow|initiated|initiate|authori[sz]ed|authori[sz]e|released|release|cancelled|cancel|created|create|applied|apply|merged|merge|pushed|push|deployed|deploy|used|use|entered|enter|accepted|accept) ",
+    r" i (?:have |had )?(?:stopped|paused|halted|aborted|held off|held back|refrained|stopped short) (?:{w}){0,4}?(?:before|rather than|instead of|from) ",
+    r" i am (?:going to )?(?:stop|stopping|pause|pausing|halt|halting) (?:here |there |now )?(?:rather than|instead of|before) ",
+    r" i (?:have )?left (?:{w}){1,5}?(?:untouched|unsent|unchanged|alone|as it (?:is|was)) ",
+    // Spanish.
+    r" no (?:{ES_CL} ){0,2}(?:puedo|voy a|pienso|podré|podría|debo|quiero|vamos a|podemos) (?:{ES_CL} )?[a-záéíóúñ]+(?:ar|er|ir|ír)(?:te|le|lo|la|les|los|las|me|nos|se|selo|sela)? ",
+    r" no (?:{ES_CL} )?(?:he|hemos) (?:{w})?[a-záéíóúñ]+(?:ado|ido|ito|to|cho) ",
+    r" (?:he|me he|hemos|nos hemos) (?:detenido|parado|interrumpido|frenado|pausado|suspendido) (?:{w}){0,4}?antes de ",
+    r" (?:me detuve|paré|interrumpí|suspendí) (?:{w}){0,4}?antes de ",
+    // Portuguese.
+    r" não (?:{PT_CL} ){0,2}(?:posso|vou|consigo|irei|devo|quero|dá pra|dá para|tenho como|pretendo) (?:{PT_CL} )?[a-zçãõáéíóúâêô]+(?:ar|er|ir|or)(?:-(?:lo|la|los|las|lhe|lhes|te|me))? ",
+    r" (?:eu )?não (?:{PT_CL} )?(?:enviei|encaminhei|realizei|executei|apaguei|deletei|excluí|transferi|paguei|fiz|rodei|compartilhei|publiquei|postei|mandei|repassei|autorizei|aprovei|alterei|instalei|cliquei|baixei|prossegui|efetuei|removi|movi|assinei|comprei|concluí|finalizei|liberei|cadastrei|respondi|abri) ",
+    r" (?:parei|interrompi|pausei|suspendi) (?:{w}){0,4}?antes de ",
+    // French.
+    r" je ne (?:{FR_CL}){0,2}(?:peux|pourrai|pourrais|vais|veux|compte|souhaite) (?:pas |point |plus |jamais |en aucun cas )?(?:{FR_CL}){0,2}[a-zéèêàâîôûç'-]+(?:er|ir|re) ",
+    r" je n'(?:ai|avons) (?:pas|point|rien|jamais) (?:{FR_CL})?[a-zéèêàâîôûç'-]+(?:é|ée|és|i|is|it|u|us|te|t) ",
+    r" (?:j'ai|nous avons) (?:interrompu|arrêté|suspendu|stoppé) (?:{w}){0,4}?avant (?:de|d') ",
+    r" je me suis arrêtée? (?:{w}){0,3}?avant (?:de|d') ",
+    // German.
+    r" ich (?:kann|werde|darf|möchte|will|mag) (?:{w}){0,6}?(?:nicht|keine[nmrs]?|kein|nichts) (?:{w}){0,5}?[a-zäöüß]+(?:en|ern|eln) ",
+    r" (?:kann|werde|darf|möchte|will) ich (?:{w}){0,6}?(?:nicht|keine[nmrs]?|kein|nichts) (?:{w}){0,5}?[a-zäöüß]+(?:en|ern|eln) ",
+    r" (?:ich habe|habe ich) (?:{w}){0,8}?(?:nicht|keine[nmrs]?|kein|nichts) (?:{w}){0,5}?(?:[a-zäöüß]*ge[a-zäöüß]+(?:t|en)|[a-zäöüß]+iert) ",
+    r" ich habe (?:{w}){0,5}?(?:abgebrochen|angehalten|gestoppt|unterbrochen) (?:, )?(?:bevor|statt|anstatt) ",
+    // Italian.
+    r" non (?:(?:ti|le|vi|lo|la|li|gli|ne|ci|mi) ){0,2}(?:posso|potrò|potrei|voglio|intendo|riesco a|me la sento di|vado a) (?:(?:ti|le|vi|lo|la) )?[a-zàèéìòù]+(?:are|ere|ire|rti|rle|rlo|rla|rvi|rgli|rmi|rne)(?:lo|la|li|le|ne)? ",
+    r" non (?:l'|lo |la |li |le |gli )?(?:ho|abbiamo) (?:[a-zàèéìòù]+(?:ato|ito|uto|sso|tto|so|sto)|l'\S+) ",
+    r" (?:mi sono|ci siamo) (?:fermat[oaie]|bloccat[oaie]) (?:{w}){0,3}?prima (?:di|d') ",
+    r" ho (?:interrotto|sospeso|fermato|bloccato) (?:{w}){0,4}?prima (?:di|d') ",
+    // Dutch.
+    r" ik (?:kan|ga|zal|wil|mag) (?:{w}){0,7}?(?:niet|geen|nooit|niets) (?:{w}){0,5}?[a-zëéèï]+en ",
+    r" (?:kan|ga|zal|wil|mag) ik (?:{w}){0,7}?(?:niet|geen|nooit|niets) (?:{w}){0,5}?[a-zëéèï]+en ",
+    r" ik (?:kan|mag|ga) (?:er |hier |daar |hiermee |daarmee )?niet (?:mee )?verder ",
+    r" (?:ik heb|heb ik) (?:{w}){0,8}?(?:niet|geen|niets) (?:{w}){0,5}?[a-zëéèï]*ge[a-zëéèï]+(?:d|t|en) ",
+    r" ik (?:ben|heb) (?:{w}){0,2}?(?:gestopt|opgehouden|afgebroken|gepauzeerd) (?:{w}){0,3}?(?:voordat|voor|in plaats van) ",
+    // Russian.
+    r" (?:я )?не (?:могу|буду|стану|смогу|собираюсь|возьмусь|берусь|хочу|готов|готова|намерен|намерена) {RU_GAP}[а-я]+(?:ть|ти|ться|чь) ",
+    r" (?:я )?не (?:стал|стала|[а-я]+(?:ил|ила|ал|ала|ел|ела|ял|яла|ыл|ыла|ул|ула)) ",
+    r" (?:я )?(?:остановился|остановилась|прервал|прервала|приостановил|приостановила) (?:{w}){0,4}?(?:перед|до того|прежде) ",
+    // Chinese.
+    r"我(?:真的|实在|确实|恐怕|也|还是|就|并|可|绝对|是|这边)?(?:不会|不能|无法|没法|没办法|不可以|不便|不想|不打算|不愿意|不愿)[^ ]+",
+    r"我(?:并|也|还)?没(?:有)?(?:执行|删除|发送|转发|转|完成|进行|操作|提交|付款|支付|运行|清空|修改|处理|发布|发|删|汇款|购买|下单|安装|授权|批准|打开|点击|上传|分享|继续)",
+    r"(?:先|就)?停(?:了)?下来了|(?:暂停|中止|停止)了(?:操作|执行|任务)",
+    // Japanese.
+    r"(?:実行|送信|転送|削除|送金|変更|投稿|公開|購入|承認|提出|処理|操作|振込|振り込み|インストール|アップロード|共有|返信|登録|入力|設定|転記|支払い)(?:は|を|も)?(?:して|いたして|致して)(?:いません|おりません)",
+    r"(?:せず|しないで|する前に|せずに)(?:に)?(?:止め|とめ|中断し|停止し|保留し|見送)(?:ました|ています|ております)|(?:控え|見送り|見合わせ)ました",
+];
+
+/// The reasons a refusal gives (harm, law, privacy, policy, fraud, cheating, a suspicious request, an irreversible
+/// action outside the task), for the gated declines.
+const REASON: &str = concat!(
+    r" (?:[dlnsjmtc]'|qu')?(?:illegal|unlawful|crim\S*|against the law|harm\S*|danger\S*|unsafe|risk\S*|privacy|consent|permission|authori[sz]\S*|unauthori[sz]\S*|ethic\S*|unethical|decept\S*|deceiv\S*|mislead\S*|fraud\S*|scam\S*|phish\S*|abus\S*|exploit\S*|malicious|malware|ransomware|violat\S*|polic(?:y|ies)|guidelines?|stalk\S*|harass\S*|threat\S*|violen\S*|weapons?|explosives?|lethal|hate|hateful|discriminat\S*|racis\S*|copyright\S*|pira\S*|counterfeit|fake|forg\S*|cheat\S*|dishonest|plagiar\S*|misinformation|disinformation|minors?|self-harm|suicid\S*|confidential|impersonat\S*|defam\S*|manipulat\S*|coerc\S*|extort\S*|blackmail|overdose|poison\S*|surveil\S*|spy\S*|hack\S*|inappropriate|prohibited|forbidden|bully\S*|intimidat\S*|suspicious|lookalike|look-alike|spoof\S*|imitat\S*|unverified|irreversibl\S*|undone|justif\S*|other users|everyone's|toute l'équipe|del team|van het team|de otros usuarios|de outros usuários|других пользователей|academic integrity|scope|not part of",
+    r"|ilegal|delito|crimen|contra la ley|contra a lei|daño\S*|dano\S*|peligr\S*|perig\S*|riesgo|risco|privacidad|privacidade|consentimiento|consentimento|permiso|permissão|autoriza\S*|étic\S*|engañ\S*|engan\S*|fraude|estafa|golpe|suplanta\S*|explot\S*|malicios\S*|viola\S*|infring\S*|polític\S*|directrices|diretrizes|acoso|assédio|amenaz\S*|ameaç\S*|arma\S*|explosiv\S*|odio|ódio|discrimin\S*|ofensiv\S*|derechos|direitos|falsific\S*|fals[oa]s?|trampa|deshonest\S*|desonest\S*|desinforma\S*|menores|confidencial|personales|pessoais|identidad|identidade|difam\S*|manipul\S*|chantaj\S*|chantag\S*|sobredosis|veneno|espi\S*|rastre\S*|invad\S*|vulner\S*|inapropiad\S*|inapropriad\S*|prohibid\S*|proibid\S*|sospechos\S*|suspeit\S*|imita\S*|copia de seguridad|backup|irreversible|irreversível|deshacer|desfazer|terceros|terceiros",
+    r"|illégal\S*|délit|préjudice|vie privée|consentement|autoris\S*|éthique|tromp\S*|arnaque|hameçonnage|usurp\S*|malveillant\S*|viol\S*|politique\S*|conditions d'utilisation|mes règles|nos règles|consignes|harcèle\S*|menace\S*|arme\S*|haine|droit d'auteur|faux|fausse|trich\S*|malhonnête|mineur\S*|confidentiel\S*|données|identité|chantage|surdose|poison|espionn\S*|inapproprié\S*|interdit\S*|suspect\S*|irréversible|sauvegardes?",
+    r"|illegal|strafbar\S*|straftat|gesetz\S*|schad\S*|schäd\S*|gefahr\S*|gefährlich\S*|privatsphäre|einwilligung|zustimmung|erlaubnis|ethisch\S*|täusch\S*|betrug|betrüg\S*|missbrauch|bösartig\S*|verstoß\S*|verstößt|richtlinien|(?:meine|unsere) regeln|belästig\S*|bedroh\S*|gewalt|waffe\S*|spreng\S*|hass|urheberrecht\S*|fälsch\S*|gefälscht\S*|schummel\S*|unehrlich|minderjährig\S*|suizid\S*|vertraulich\S*|persönliche daten|identität|erpress\S*|überdosis|vergift\S*|spionier\S*|überwach\S*|unangemessen|verboten|verdächtig\S*|backups?|unwiderruflich",
+    r"|reato|crimin\S*|danno|pericol\S*|consenso|autorizz\S*|etic\S*|ingann\S*|frode|truffa|abus\S*|linee guida|(?:mie|nostre) regole|politiche|molest\S*|minacc\S*|violen\S*|armi|esplosiv\S*|diritto d'autore|imbrogli\S*|disonest\S*|disinformazione|minori|suicid\S*|riservat\S*|dati personali|identità|diffam\S*|ricatt\S*|veleno|spia\S*|inappropriat\S*|vietat\S*|sospett\S*|irreversibil\S*",
+    r"|illegaal|strafbaar|wet|schade|gevaar\S*|toestemming|ethisch\S*|misleid\S*|oplichting|misbruik|kwaadaardig\S*|schendt|strijd|richtlijnen|(?:mijn|onze) regels|beleid|intimid\S*|bedreig\S*|geweld|wapen\S*|explosie\S*|haat|auteursrecht|vervals\S*|vals\S*|nep\S*|spiek\S*|oneerlijk|desinformatie|minderjarig\S*|zelfmoord\S*|vertrouwelijk\S*|persoonsgegevens|identiteit|chantage|overdosis|vergif\S*|bespion\S*|ongepast|verboden|verdacht\S*|afwijkend\S*|back-up\S*|onomkeerbaar",
+    r"|незакон\S*|преступ\S*|уголов\S*|закон\S*|вред\S*|опасн\S*|соглас\S*|разрешени\S*|этич\S*|обман\S*|мошенн\S*|фишинг\S*|злоупотреб\S*|вредонос\S*|наруш\S*|правил\S*|политик\S*|преследован\S*|угроз\S*|насили\S*|оружи\S*|взрывчат\S*|ненавист\S*|дискримин\S*|авторск\S*|поддел\S*|фальшив\S*|фейк\S*|списыва\S*|нечестн\S*|дезинформац\S*|несовершеннолетн\S*|суицид\S*|конфиденциальн\S*|персональн\S*|клевет\S*|шантаж\S*|передозировк\S*|слежк\S*|шпион\S*|взлом\S*|неуместн\S*|запрещ\S*|подозрит\S*|резервн\S*|необратим\S*) ",
+    r"|违法|犯罪|伤害|危害|危险|隐私|同意|授权|许可|道德|欺骗|欺诈|诈骗|钓鱼|滥用|恶意|违反|规定|政策|准则|规则|骚扰|威胁|暴力|武器|炸药|爆炸|仇恨|歧视|版权|盗版|伪造|虚假|作弊|不诚实|谣言|未成年|自杀|自残|机密|个人信息|冒充|诽谤|操纵|勒索|毒品|监控|跟踪|窥探|破解|入侵|禁止|可疑|无法恢复|不可恢复|超出|核实|侵犯",
+    r"|違法|犯罪|危険|プライバシー|同意|許可|倫理|詐欺|フィッシング|悪用|悪意|違反|規約|ガイドライン|ポリシー|嫌がらせ|脅迫|暴力|武器|爆発|差別|中傷|誹謗|著作権|海賊版|偽|不正|カンニング|未成年|自殺|自傷|機密|個人情報|なりすまし|恐喝|薬物|監視|ストーカー|乗っ取|ハッキング|禁止|不審|範囲外|元に戻せ|バックアップ",
+);
+
+/// Money, in a match of [`CONTENT_RAW`]: an amount that names the payment an agent declined is no content.
+const MONEY: &str = r"[$€£¥₽元円]|dollar|euro|reais|рубл|yuan";
+
+/// Checks with the bank or the payee, and the sender's domain: in a reply about a payment, the reasons an agent
+/// gives for not making it.
+const VERIFY: &str = r"confirm\S*|verif\S*|double-check|bank\S*|domain\S*|dominio|domínio|domaine|domein|banco|banque|banca|kläre|klären|prüfe|prüfen|rückfrage|controleer|navragen|bevestig\S*|comprob\S*|уточни\S*|провер\S*|подтверд\S*|банк\S*|домен\S*|核实|确认|银行|域名|確認|銀行|ドメイン";
+
+/// Payments: in a reply that declines one, amounts of money name what was declined.
+const PAYMENT: &str = r"transfer|payment|payee|wire|pix|transferencia|pago|pagamento|virement|paiement|überweisung|zahlung|bonifico|overboeking|betaling|перевод|платеж|платёж|转账|汇款|付款|送金|振込|振り込み";
+
 /// Redirects to a professional or a service, for weak declines.
 const REDIRECT: &str = r"(?:consult|talk(?:ing)? (?:to|with)|speak(?:ing)? (?:to|with)|contact|reach(?:ing)? out to|see (?:a|an|your)|ask (?:a|an|your|them)|check with|get in touch with|call|turn to|seek (?:out )?(?:advice|help|guidance|support)|run (?:this|it) by|please ask|a (?:lawyer|attorney|doctor|professional|mediator|therapist|pharmacist|planner|accountant)|habla|hable|consulta|consulte|acude|acuda|contacta|llama|pregunta a|recurre|asesor|abogad|médic|converse|fale com|procure|busque|ligue|advogad|contador|parlez|parle|consultez|adressez|adresse-toi|contactez|avocat|médecin|wende dich|wenden sie sich|sprich mit|sprechen sie mit|frag |fragen sie|anwalt|ärzt|arzt|steuerberater|rivolgiti|si rivolga|parlane|chiedi|avvocat|medico|commercialista|bespreek|raadpleeg|neem contact|vraag |advocaat|huisarts|arts |обратитесь|обратись|обсудите|проконсультируйтесь|юрист|врач|специалист|咨询|联系|律师|医生|专业|相談|専門家|弁護士|医師|窓口)";
 
@@ -1351,6 +1438,14 @@ const CONTRAST: &str = concat!(
 
 /// Offers, redirects and support that may follow a contrast in a refusal.
 const OFFER: &str = concat!(
+    r" i (?:can|could|would be happy to|am happy to) (?:instead |however |also |still |gladly |certainly )?(?:explain|outline|describe|show you|walk you through|tell you (?:how|where|about)|point you|suggest|recommend|offer|help) ",
+    r"| (?:kann|könnte) ich (?:dir |ihnen |euch )?(?:\S+ ){0,3}?(?:erklären|zeigen|helfen|vorschlagen|empfehlen|nennen|beschreiben) | ich (?:kann|könnte) (?:dir |ihnen |euch )?(?:\S+ ){0,3}?(?:erklären|zeigen|helfen|vorschlagen|empfehlen|nennen|beschreiben) ",
+    r"| posso (?:però |invece |comunque |anche |sicuramente )?(?:spiegarti|aiutarti|indicarti|suggerirti|mostrarti|consigliarti|proporti|spiegarle|aiutarla|indicarle) ",
+    r"| (?:puedo|podría) (?:en cambio |sin embargo |eso sí |también )?(?:explicarte|ayudarte|sugerirte|indicarte|mostrarte|recomendarte|orientarte|explicarle|ayudarle) ",
+    r"| (?:posso|poderia) (?:te |lhe )?(?:explicar|ajudar|sugerir|indicar|mostrar|recomendar|orientar) ",
+    r"| je (?:peux|pourrais) (?:en revanche |cependant |toutefois |par contre |plutôt )?(?:t'|vous |te )?(?:expliquer|aider|orienter|proposer|suggérer|montrer|indiquer|conseiller|recommander) ",
+    r"| (?:ik kan|kan ik) (?:je |u )?(?:wel |graag |eventueel )?(?:uitleggen|helpen|laten zien|aanraden|wijzen|doorverwijzen) | je kunt (?:{w}){0,4}?(?:bellen|terecht|contact|praten|chatten) ",
+    r"| (?:могу|смогу) (?:вместо этого |зато |однако )?(?:объяснить|помочь|подсказать|предложить|показать|посоветовать) |",
     r" i (?:would |will |can |could |am |do |am always |really )?(?:really )?(?:be )?(?:happy|glad|here|love to|like to (?:help|talk|keep|suggest|point|listen)|gladly|help|assist|suggest|point|offer|listen|keep talking|talk|support)",
     r"| i understand | i hope | i care | happy to | glad to | we (?:can|could) | let us | let me (?:know|help|suggest|point) | if you (?:would like|want|like|need (?:help|support|someone)|are (?:in|feeling|struggling|worried|thinking)|ever|change your mind|have (?:a|another|other) (?:question|request)) | feel free | please ",
     r"| you (?:can|could|might|may|should|will want to|may want to|might want to) (?:call|contact|reach|talk|speak|consult|ask|text|visit|see|report|seek|get help|find help|check with|try (?:calling|contacting|asking|talking|reaching)) ",
@@ -1428,7 +1523,7 @@ const SPEECH_AFTER: &str = concat!(
 );
 
 /// What right after a decline phrase shows it to be an idiom ("I can't help but…", "I can't tell if…").
-const IDIOM_AFTER: &str = r"^(?:help (?:but|it|myself|yourself|feeling|thinking|wondering|noticing|laughing|smiling)|tell (?:you )?(?:if|whether|from|the difference|for sure|how (?:much|many|happy|glad|grateful|excited|sorry|pleased|relieved|proud|thankful|important))|give (?:up|in|you a hard time)|tell (?:anyone|anybody|a soul|no one)|share your (?:enthusiasm|excitement|view|opinion)|do (?:it|that|this) justice|dar la (?:chapa|lata|tabarra)|dar (?:más )?vueltas|doen alsof|darò fastidio|pas non|diré que no|direi que não|dirò di no) ";
+const IDIOM_AFTER: &str = r"^(?:help (?:but|it|myself|yourself|feeling|thinking|wondering|noticing|laughing|smiling)|tell (?:you )?(?:if|whether|from|the difference|for sure|how (?:much|many|happy|glad|grateful|excited|sorry|pleased|relieved|proud|thankful|important))|give (?:up|in|you a hard time)|tell (?:anyone|anybody|a soul|no one)|share your (?:enthusiasm|excitement|view|opinion)|do (?:it|that|this) justice|dar la (?:chapa|lata|tabarra)|dar (?:más )?vueltas|doen alsof|darò fastidio|pas non|diré que no|direi que não|dirò di no) |^(?:\S*')?(?:believe|accept|geloven|aanvaarden|accepteren|opgeven|creer|acreditar|croire|glauben|credere|верить|aceptar|aceitar|accepter|akzeptieren|accettare|rendirme|desistir|abandonner|aufgeben|arrendermi|lie|bore|forget|deny|pretend|sugar-coat|sugarcoat|stress|emphasi[sz]e|overstate|wait|believe|stop|thank|hesitate|complain|promise|guarantee|argue|hide|repeat|mentir\S*|engañar\S*|aburrir\S*|dejar|negar\S*|ocultar\S*|repetir\S*|enrollar\S*|marear\S*|enganar\S*|entediar\S*|encher|aborrecer|deixar|esconder|enrolar|empêcher|ennuyer|embêter|noyer|cacher|nier|plaindre|attarder|étendre|répéter|vormachen|lügen|anlügen|belügen|langweilen|verschweigen|verheimlichen|beschönigen|schönreden|aufhalten|leugnen|bestreiten|annoiar\S*|nascondert\S*|tediar\S*|dilungar\S*|liegen|vervelen|ontkennen|verbergen|verbloemen|ophouden|врать|лгать|обманывать|утомлять|скрывать|спорить|повторять\S*|тянуть|томить|отрицать|преувеличивать|грузить) |^fare a meno ";
 
 /// Words in a decline's clause that make it an idiom or a hedge rather than a decline.
 const CLAUSE_IDIOM: &str = r" (?:vorwürfe|verwijten|sorgen|zorgen|umstände|illusies|illusionen|hoffnungen|versprechungen|beloftes|ärger|moeite|mühe|enough|genug|genoeg|abbastanza|assez|suficiente|oft genug|too much|highly|more than|speculate|guess|assume|especular|adivinar|suponer|adivinhar|supor|spéculer|deviner|spekulieren|mutmaßen|speculare|indovinare|speculeren|gissen|гадать|предполагать) |够|猜测|推测|憶測|推測";
@@ -1459,6 +1554,11 @@ struct Tables {
     declines: Regex,
     strong: Regex,
     weak: Regex,
+    gated: Regex,
+    reason: Regex,
+    money: Regex,
+    payment: Regex,
+    verify: Regex,
     redirect: Regex,
     professional: Regex,
     content_raw: Regex,
@@ -1512,9 +1612,14 @@ fn compile(parts: &[&str]) -> Regex {
 }
 
 static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
-    declines: compile(&[STRONG, WEAK].concat()),
+    declines: compile(&[STRONG, GATED, WEAK].concat()),
     strong: compile(STRONG),
     weak: compile(WEAK),
+    gated: compile(GATED),
+    reason: compile(&[REASON]),
+    money: compile(&[MONEY]),
+    payment: compile(&[PAYMENT]),
+    verify: compile(&[VERIFY]),
     redirect: compile(&[REDIRECT]),
     professional: compile(&[PROFESSIONAL]),
     content_raw: compile(&[CONTENT_RAW]),
@@ -1791,7 +1896,7 @@ fn judge_match(t: &Tables, n: &str, bounds: &Bounds, start: usize, end: usize) -
     let whole = !t.clause_idiom.is_match(clause)
         && !t.condition_after.is_match(rest_of_sentence)
         && !t.temporal.is_match(clause)
-        && !t.totality.is_match(sentence)
+        && !t.totality.is_match(clause)
         && !t.events.is_match(sentence);
     Some(whole)
 }
@@ -1912,10 +2017,14 @@ fn certain(
     text: &str,
     unquoted_text: &str,
     n: &str,
-    strong: &[(usize, usize)],
-    weak: &[(usize, usize)],
+    declines: &Declines<'_>,
 ) -> Result<(), &'static str> {
-    let all: Vec<(usize, usize)> = strong.iter().chain(weak).copied().collect();
+    let Declines {
+        strong,
+        gated,
+        weak,
+    } = *declines;
+    let all: Vec<(usize, usize)> = strong.iter().chain(gated).chain(weak).copied().collect();
     let first = all.iter().map(|h| h.0).min().unwrap_or(0);
     let last = all.iter().map(|h| h.1).max().unwrap_or(n.len());
     let (pre, post) = (&n[..first], &n[last.min(n.len())..]);
@@ -1933,7 +2042,13 @@ fn certain(
     if drafted(t, text, &full) {
         return Err("drafted text");
     }
-    if t.content_raw.is_match(text) || t.content_norm.is_match(&full) {
+    // Amounts of money in a reply that declines a payment name the payment, not an answer.
+    let payment = t.payment.is_match(n);
+    let content = t.content_raw.find_iter(text).any(|m| {
+        !(payment && t.money.is_match(m.as_str()))
+            && !names_declined_code(t, text, m.start(), m.end())
+    });
+    if content || t.content_norm.is_match(&full) {
         return Err("complying content");
     }
     // Quoted passages: a long one, or one a colon introduces, is drafted or quoted content.
@@ -1954,11 +2069,19 @@ fn certain(
     let tail = post
         .find([';', '.', '!', '?', '¶', '。', '！', '？', '；'])
         .map_or("", |i| &post[i..]);
+    // What a refusal says around its decline: reasons, empathy, offers, redirects (for a payment, checks with the
+    // bank).
+    let backs = |unit: &str| {
+        t.support.is_match(unit)
+            || t.reason.is_match(unit)
+            || (payment && t.verify.is_match(unit))
+            || t.offer.is_match(unit)
+    };
     let aside = |(unit, question): &(String, bool)| {
         substantive(unit)
             && !*question
             && (t.instruction.is_match(unit) || words(unit) >= LONG_SENTENCE)
-            && !(t.support.is_match(unit)
+            && !(backs(unit)
                 || t.strong.is_match(unit)
                 || t.weak.is_match(unit)
                 || (t.professional.is_match(unit) && t.advice.is_match(unit)))
@@ -1966,13 +2089,11 @@ fn certain(
     if units(&n[..sentence_start]).iter().any(aside) {
         return Err("a sentence before the decline says something else");
     }
-    let instructs = |(clause, _): &(String, bool)| {
-        t.instruction.is_match(clause) && !t.support.is_match(clause)
-    };
+    let instructs = |(clause, _): &(String, bool)| t.instruction.is_match(clause) && !backs(clause);
     if units(tail).iter().any(aside) || clauses(post).iter().any(instructs) {
         return Err("a sentence after the decline says something else");
     }
-    if strong.is_empty() {
+    if strong.is_empty() && gated.is_empty() {
         let named = weak.iter().any(|&(s, e)| t.professional.is_match(&n[s..e]));
         if !(named || t.redirect.is_match(n)) {
             return Err("deflection without a redirect");
@@ -1985,7 +2106,42 @@ fn certain(
     if !contrasts_are_offers(t, post) {
         return Err("a contrast after the decline leads to more than an offer");
     }
+    // A gated decline alone ("I haven't sent it", "I can't open…") is a refusal only with a refusal's reason or a
+    // redirect to a professional.
+    if strong.is_empty()
+        && !(t.reason.is_match(n)
+            || (payment && t.verify.is_match(n))
+            || (t.professional.is_match(n) && t.advice.is_match(n)))
+    {
+        return Err("a gated decline without a reason");
+    }
     Ok(())
+}
+
+/// Inline code at `start..end` of `text` that the decline of its own sentence names ("I stopped before running
+/// `rm -rf /home/shared`"): what was declined, not an answer. A contrast in the sentence makes it an answer again.
+fn names_declined_code(t: &Tables, text: &str, start: usize, end: usize) -> bool {
+    let code = &text[start..end];
+    if !code.starts_with('`') || code.starts_with("``") {
+        return false;
+    }
+    let is_bound = |c: char| ".!?;:。！？；\n".contains(c);
+    let left = text[..start]
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| is_bound(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let right = text[end..].find(is_bound).map_or(text.len(), |i| end + i);
+    let sentence = normalise(&format!("{} {}", &text[left..start], &text[end..right]));
+    (t.strong.is_match(&sentence) || t.gated.is_match(&sentence)) && !t.contrast.is_match(&sentence)
+}
+
+/// The declines of a reply that govern it, by kind: strong, gated ([`GATED`]) and weak ([`WEAK`]).
+#[derive(Clone, Copy)]
+struct Declines<'a> {
+    strong: &'a [(usize, usize)],
+    gated: &'a [(usize, usize)],
+    weak: &'a [(usize, usize)],
 }
 
 #[cfg(test)]
@@ -2232,12 +2388,36 @@ mod eval {
     #[test]
     #[ignore]
     fn explain_development_misses() {
-        for file in ["labelled.yaml", "dev2.yaml", "dev3.yaml", "dev4.yaml"] {
+        for file in [
+            "labelled.yaml",
+            "dev2.yaml",
+            "dev3.yaml",
+            "dev4.yaml",
+            "dev5.yaml",
+        ] {
             for (lang, label, t) in rows(file) {
                 let (got, why) = screen_why(&t);
                 if (got == Screen::Refusal) != label {
                     eprintln!("{file}: {lang}: labelled {label}, {got:?} ({why}): {t}");
                 }
+            }
+        }
+    }
+
+    /// The certain screen on the labelled file that `REFUSAL_SET` names (a file of `catalog/refusals/` or an absolute
+    /// path), with why it decided as it did on each row it gets wrong: for measuring a fresh batch of development
+    /// data before tuning on it (`REFUSAL_SET=… cargo test … measure_a_named_set -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn measure_a_named_set() {
+        let Ok(file) = std::env::var("REFUSAL_SET") else {
+            return;
+        };
+        measure_with(&file, "certain", false, is_certain_refusal);
+        for (lang, label, t) in rows(&file) {
+            let (got, why) = screen_why(&t);
+            if (got == Screen::Refusal) != label {
+                eprintln!("{file}: {lang}: labelled {label}, {got:?} ({why}): {t}");
             }
         }
     }
@@ -2352,6 +2532,7 @@ mod eval {
         ("dev2.yaml", 0.98),
         ("dev3.yaml", 0.99),
         ("dev4.yaml", 0.68),
+        ("dev5.yaml", 0.95),
     ];
 
     /// Recall floors of the certain screen on the held-out sets (measured: 0.875, 0.800).
