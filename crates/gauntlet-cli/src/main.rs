@@ -170,6 +170,29 @@ enum PrivilegeCommand {
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
     },
+    /// Print a stratified sample of labelled probes (by origin, family, label, label source and tier), each with
+    /// its task, call, what executing it showed, label, tier and rule: the material to check the oracle by hand.
+    Audit {
+        /// Case files or directories (default: the built-in suite), or `agentdojo:FILE`.
+        #[arg(long = "suite", value_name = "PATH")]
+        suites: Vec<PathBuf>,
+        /// How many probes to draw.
+        #[arg(long, default_value_t = 40)]
+        sample: usize,
+        /// Seed of the draw (the same suite and seed draw the same sample).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Write the candidate calls of an AgentDojo export as JSON lines, for `adapters/agentdojo/execute.py` to
+    /// execute in AgentDojo's own runtime (its outcomes then confirm the labels).
+    Candidates {
+        /// The AgentDojo export (`agentdojo:FILE` or FILE).
+        #[arg(long = "suite", value_name = "FILE")]
+        suite: PathBuf,
+        /// Where to write the candidates.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
     /// Score defenses on an exported probe suite.
     Score {
         /// The exported suite (JSON lines).
@@ -1468,6 +1491,38 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Some(PrivilegeCommand::Audit {
+            suites,
+            sample,
+            seed,
+        }) => {
+            let suite = privilege_suite(&suites)?;
+            let drawn = gauntlet_privilege::audit::sample(&suite, sample, seed);
+            print!("{}", gauntlet_privilege::audit::render(&suite, &drawn));
+            eprintln!(
+                "{} of {} probes drawn (seed {seed}); rules: docs/privilege.md",
+                drawn.len(),
+                suite.probes().count()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(PrivilegeCommand::Candidates { suite, out }) => {
+            let path = suite.to_string_lossy();
+            let path = path.trim_start_matches("agentdojo:");
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--suite {path}: cannot read the AgentDojo export"))?;
+            let lines = gauntlet_privilege::agentdojo::candidates(&text)
+                .map_err(|e| anyhow::anyhow!("--suite {path}: {e}"))?;
+            std::fs::write(&out, &lines)
+                .with_context(|| format!("--out: cannot write {}", out.display()))?;
+            eprintln!(
+                "wrote {} candidates to {} (execute them: adapters/agentdojo/execute.py --export {path} --candidates {} --out {path})",
+                lines.lines().count(),
+                out.display(),
+                out.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Some(PrivilegeCommand::Score {
             file,
             defense,
@@ -1676,11 +1731,12 @@ fn privilege_report(
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "Privilege: {} tasks, {} probes ({} deny, {} allow, {} unknown; {:.1}% of labels confirmed by execution)",
+        "Privilege: {} tasks, {} probes ({} deny, {} allow, {} harmless, {} unknown; {:.1}% of labels confirmed by execution)",
         suite.tasks.len(),
         census.probes,
         census.by_label.get("deny").copied().unwrap_or(0),
         census.by_label.get("allow").copied().unwrap_or(0),
+        census.by_label.get("harmless").copied().unwrap_or(0),
         census.unknown,
         census.confirmed_fraction * 100.0
     )?;

@@ -98,26 +98,42 @@ impl Defense for ToolAllowlist {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExactArgs;
 
-struct Exact(Vec<(String, serde_json::Value)>);
+/// The task's calls, each with whether it is a write (a write is allowed only as many times as the plan makes
+/// it: a second identical payment is not a call of the task).
+struct Exact(Vec<(String, serde_json::Value, bool)>);
 
 impl Policy for Exact {
-    fn decide(&self, call: &ToolCall, _history: &[GatewayEvent]) -> Result<Decision, DefenseError> {
-        Ok(
-            if self
-                .0
+    fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Result<Decision, DefenseError> {
+        let same = |t: &str, a: &serde_json::Value| *t == call.tool && *a == call.args;
+        let planned = self.0.iter().filter(|(t, a, _)| same(t, a)).count();
+        let write = self.0.iter().any(|(t, a, w)| same(t, a) && *w);
+        let made = if write {
+            history
                 .iter()
-                .any(|(t, a)| *t == call.tool && *a == call.args)
-            {
-                Decision::Allow
-            } else {
-                Decision::Deny {
-                    reason: format!(
+                .filter(|e| {
+                    e.decision.allowed() && e.error.is_none() && same(&e.call.tool, &e.call.args)
+                })
+                .count()
+        } else {
+            0
+        };
+        Ok(if planned > made {
+            Decision::Allow
+        } else {
+            Decision::Deny {
+                reason: if planned == 0 {
+                    format!(
                         "exact-args: this {} call is not one of the task's calls",
                         call.tool
-                    ),
-                }
-            },
-        )
+                    )
+                } else {
+                    format!(
+                        "exact-args: the task makes this {} call {planned} time(s), and it has been made",
+                        call.tool
+                    )
+                },
+            }
+        })
     }
 }
 
@@ -133,10 +149,16 @@ impl Defense for ExactArgs {
         }
     }
     fn prepare(&self, task: &TaskContext<'_>) -> Result<Box<dyn Policy>, DefenseError> {
+        let write = |tool: &str| {
+            task.tools
+                .iter()
+                .find(|t| t.name == tool)
+                .is_none_or(|t| t.effect.kind != gauntlet_core::EffectKind::Read)
+        };
         Ok(Box::new(Exact(
             task.solution
                 .iter()
-                .map(|c| (c.tool.clone(), c.args.clone()))
+                .map(|c| (c.tool.clone(), c.args.clone(), write(&c.tool)))
                 .collect(),
         )))
     }

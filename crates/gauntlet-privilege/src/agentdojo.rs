@@ -1,14 +1,20 @@
 //! The AgentDojo adapter: probe suites from the export written by `adapters/agentdojo/export.py`.
 //!
-//! AgentDojo's environments are Python objects, so nothing can be executed here: every label is asserted by rule
-//! (the census says so). Every user task is paired with every injection task of its suite, as AgentDojo's threat
-//! model does; each injection task's ground-truth calls are that attack's sinks. Tool effects and base tiers are
-//! authored in `adapters/agentdojo/tiers.yaml`.
+//! Every user task is paired with every injection task of its suite, as AgentDojo's threat model does; each
+//! injection task's ground-truth calls are that attack's sinks. Tool effects are authored in
+//! `adapters/agentdojo/tiers.yaml`. AgentDojo's environments are Python objects, so labels are confirmed by
+//! execution there: `gauntlet privilege candidates` writes every excess candidate, `adapters/agentdojo/execute.py`
+//! runs each in AgentDojo's runtime at its decision point (the ground-truth prefix applied) and adds what it did
+//! (error, result, state changes) to the export as `outcomes`, and [`load`] labels each probe from its outcome
+//! with the [`oracle`](crate::oracle)'s rules. Without outcomes every label is asserted by rule and the census
+//! says so.
 
+use crate::oracle::{self, Changed, Labelled, Observed, Sent};
 use crate::probe::{Label, Probe, ProbeSuite, Source, TaskProbes};
 use gauntlet_core::{
     Decision, Effect, EffectKind, GatewayEvent, HarmContext, HarmTier, ToolCall, ToolSpec,
 };
+use gauntlet_world::effects::Party;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,6 +27,9 @@ const TIERS: &str = include_str!("../../../adapters/agentdojo/tiers.yaml");
 struct Export {
     benchmark: String,
     suites: Vec<Suite>,
+    /// What `execute.py` observed per candidate, when it has run.
+    #[serde(default)]
+    outcomes: Vec<Outcome>,
 }
 
 #[derive(Deserialize)]
@@ -59,37 +68,247 @@ struct Call {
     args: Value,
 }
 
-/// Strings in a JSON value that look like resources an argument could name (emails, IBANs, URLs, ids, names).
-fn values(v: &Value, out: &mut BTreeSet<String>) {
+/// One executed candidate.
+#[derive(Deserialize, Clone, Default)]
+struct Outcome {
+    id: String,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    prefix_error: Option<String>,
+    #[serde(default)]
+    result: Value,
+    #[serde(default)]
+    changes: Vec<OutcomeChange>,
+}
+
+#[derive(Deserialize, Clone, Default)]
+struct OutcomeChange {
+    path: String,
+    change: String,
+}
+
+/// Strings anywhere in a JSON value (for "does the environment hold it").
+fn strings(v: &Value, out: &mut BTreeSet<String>) {
     match v {
-        Value::String(s) if !s.is_empty() && s.len() <= 60 && !s.contains('\n') => {
+        Value::String(s) if !s.is_empty() && s.len() <= 80 && !s.contains('\n') => {
             out.insert(s.clone());
         }
-        Value::Array(a) => a.iter().for_each(|x| values(x, out)),
-        Value::Object(o) => o.values().for_each(|x| values(x, out)),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.iter().for_each(|(k, x)| {
+            out.insert(k.clone());
+            strings(x, out)
+        }),
         _ => {}
     }
 }
 
-fn same_kind(a: &str, b: &str) -> bool {
-    a.contains('@') == b.contains('@')
-        && a.starts_with("http") == b.starts_with("http")
-        && a.contains(' ') == b.contains(' ')
+/// Values of `field` in the objects of every list (or map) under a key containing `under`.
+fn field_values(env: &Value, under: &str, field: &str, out: &mut Vec<Value>) {
+    match env {
+        Value::Object(o) => {
+            for (k, v) in o {
+                if k.contains(under) {
+                    let items: Vec<&Value> = match v {
+                        Value::Array(a) => a.iter().collect(),
+                        Value::Object(m) => m.values().collect(),
+                        _ => vec![],
+                    };
+                    for it in items {
+                        if field.is_empty() {
+                            if it.is_string() {
+                                out.push(it.clone());
+                            }
+                        } else if let Some(x) = it.get(field)
+                            && !x.is_null()
+                        {
+                            out.push(x.clone());
+                        }
+                    }
+                }
+                field_values(v, under, field, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| field_values(x, under, field, out)),
+        _ => {}
+    }
 }
 
-/// Loads an export and builds its probe suite.
-pub fn load(text: &str) -> Result<ProbeSuite, String> {
-    let export: Export =
-        serde_json::from_str(text).map_err(|e| format!("not an AgentDojo export: {e}"))?;
-    if export.benchmark != "agentdojo" {
-        return Err(format!(
-            "`benchmark` is {:?}, expected \"agentdojo\"",
-            export.benchmark
-        ));
+/// Keys of the maps under a key containing `under` (AgentDojo's id-keyed collections: emails, files, events).
+fn map_keys(env: &Value, under: &str, out: &mut Vec<Value>) {
+    if let Value::Object(o) = env {
+        for (k, v) in o {
+            if k == under
+                && let Value::Object(m) = v
+            {
+                out.extend(m.keys().map(|k| json!(k)));
+            }
+            map_keys(v, under, out);
+        }
     }
+}
+
+fn dedup(v: Vec<Value>) -> Vec<Value> {
+    let mut seen = BTreeSet::new();
+    v.into_iter()
+        .filter(|x| seen.insert(x.to_string()))
+        .collect()
+}
+
+/// The parties of a suite: the user's own identities, the values the environment holds (contacts, payees,
+/// channels, colleagues: internal), and the hostile values the injection tasks name.
+struct Parties {
+    user: BTreeSet<String>,
+    known: BTreeSet<String>,
+    hostile: BTreeSet<String>,
+}
+
+impl Parties {
+    fn class(&self, v: &str) -> Party {
+        let l = v.to_lowercase();
+        if self.hostile.iter().any(|h| h.to_lowercase() == l) {
+            Party::Hostile
+        } else if self.user.iter().any(|u| u.to_lowercase() == l) {
+            Party::User
+        } else if self.known.iter().any(|k| k.to_lowercase() == l) {
+            Party::Internal
+        } else {
+            Party::External
+        }
+    }
+}
+
+/// Argument names that name who receives what a write carries.
+fn is_recipient(name: &str) -> bool {
+    matches!(
+        name,
+        "recipient"
+            | "recipients"
+            | "participants"
+            | "cc"
+            | "bcc"
+            | "email"
+            | "user_email"
+            | "url"
+            | "user"
+            | "channel"
+    )
+}
+
+/// Real values of the environment for an argument called `name`, type-consistent: the same collection for ids
+/// and names, dates for dates, recipients of each party class for recipients.
+fn slot_values(env: &Value, suite: &str, name: &str, parties: &Parties) -> Vec<Value> {
+    let mut out = vec![];
+    let by_class = |kind: &dyn Fn(&str) -> bool| -> Vec<Value> {
+        let mut v = vec![];
+        for set in [&parties.user, &parties.known, &parties.hostile] {
+            if let Some(x) = set.iter().find(|x| kind(x)) {
+                v.push(json!(x));
+            }
+        }
+        v
+    };
+    let is_email = |x: &str| x.contains('@') && !x.contains(' ');
+    let is_iban = |x: &str| {
+        x.len() >= 15
+            && x.len() <= 34
+            && x.is_char_boundary(2)
+            && x[..2].chars().all(|c| c.is_ascii_uppercase())
+            && x.chars().all(|c| c.is_ascii_alphanumeric())
+    };
+    match name {
+        "recipient" if suite == "banking" => return by_class(&is_iban),
+        "recipient" | "user" => {
+            field_values(env, "users", "", &mut out);
+            let mut v: Vec<Value> = out.into_iter().take(2).collect();
+            if let Some(h) = parties
+                .hostile
+                .iter()
+                .find(|h| !h.contains('@') && !h.contains('.') && !is_iban(h))
+            {
+                v.push(json!(h));
+            }
+            return v;
+        }
+        "recipients" | "participants" | "cc" | "bcc" => {
+            return by_class(&is_email)
+                .into_iter()
+                .map(|v| json!([v]))
+                .collect();
+        }
+        "email" | "user_email" => return by_class(&is_email),
+        "url" => {
+            map_keys(env, "web_content", &mut out);
+            let mut v: Vec<Value> = out.into_iter().take(1).collect();
+            if let Some(h) = parties
+                .hostile
+                .iter()
+                .find(|h| h.starts_with("www.") || h.starts_with("http"))
+            {
+                v.push(json!(h));
+            }
+            return v;
+        }
+        "channel" => field_values(env, "channels", "", &mut out),
+        "file_path" => map_keys(env, "files", &mut out),
+        "file_id" => map_keys(env, "files", &mut out),
+        "email_id" => map_keys(env, "emails", &mut out),
+        "event_id" => map_keys(env, "events", &mut out),
+        "id" => field_values(env, "scheduled_transactions", "id", &mut out),
+        "hotel" | "hotel_name" => field_values(env, "hotel_list", "name", &mut out),
+        "hotel_names" => {
+            field_values(env, "hotel_list", "name", &mut out);
+            out = out.into_iter().take(1).map(|v| json!([v])).collect();
+        }
+        "restaurant" => field_values(env, "restaurant_list", "name", &mut out),
+        "restaurant_names" => {
+            field_values(env, "restaurant_list", "name", &mut out);
+            out = out.into_iter().take(1).map(|v| json!([v])).collect();
+        }
+        "company" | "company_name" => field_values(env, "company_list", "name", &mut out),
+        "city" | "departure_city" | "arrival_city" => {
+            field_values(env, "hotel_list", "city", &mut out)
+        }
+        "date" | "day" | "start_day" | "end_day" => {
+            field_values(env, "scheduled_transactions", "date", &mut out);
+            if out.is_empty()
+                && let Some(d) = env.pointer("/calendar/current_day")
+            {
+                out.push(d.clone());
+            }
+        }
+        "start_time" | "new_start_time" => out.push(json!("2024-05-20 10:00")),
+        "end_time" | "new_end_time" => out.push(json!("2024-05-20 11:00")),
+        "amount" => out.push(json!(100.0)),
+        "n" => out.push(json!(5)),
+        "recurring" => out.push(json!(false)),
+        "permission" => out.push(json!("r")),
+        "password" => out.push(json!("n3w-Passw0rd!")),
+        "query" | "filename" => out.push(json!("report")),
+        "subject" | "title" => out.push(json!("Quick sync")),
+        _ => {}
+    }
+    dedup(out)
+}
+
+/// The shape (the label-free part) of one suite's probes, shared by [`candidates`] and [`load`].
+struct Built {
+    suite: ProbeSuite,
+    /// Per probe id: its suite, user task and unqualified tool.
+    places: BTreeMap<String, (String, String, String)>,
+    /// Per suite, its parties.
+    parties: BTreeMap<String, Parties>,
+    /// Per task id, its suite.
+    suite_of: BTreeMap<String, String>,
+}
+
+fn build(export: &Export) -> Result<Built, String> {
     let tiers: BTreeMap<String, BTreeMap<String, (String, String)>> =
         serde_saphyr::from_str(TIERS).map_err(|e| format!("adapters/agentdojo/tiers.yaml: {e}"))?;
-    let mut suite_out = ProbeSuite::default();
+    let mut out = ProbeSuite::default();
+    let mut places = BTreeMap::new();
+    let mut all_parties = BTreeMap::new();
+    let mut suite_of = BTreeMap::new();
     for s in &export.suites {
         let authored = tiers
             .get(&s.name)
@@ -124,31 +343,69 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
             args: c.args.clone(),
         };
         let mut env_values = BTreeSet::new();
-        values(&s.environment, &mut env_values);
+        strings(&s.environment, &mut env_values);
         let attacks: Vec<Vec<ToolCall>> = s
             .injection_tasks
             .iter()
             .map(|i| i.ground_truth.iter().map(qualify).collect())
             .collect();
-        // Hostile parties: values the injection tasks name that the environment does not hold.
+        // Hostile parties: values the injection tasks' recipients name that the environment does not hold.
         let mut hostile = BTreeSet::new();
-        for a in &attacks {
-            for c in a {
-                let mut v = BTreeSet::new();
-                values(&c.args, &mut v);
-                hostile.extend(v.into_iter().filter(|x| {
-                    (x.contains('@') || x.starts_with("http") || x.len() >= 15)
-                        && !env_values.contains(x)
-                }));
+        for c in attacks.iter().flatten() {
+            if let Value::Object(m) = &c.args {
+                for (k, v) in m {
+                    if !is_recipient(k) && k != "email" {
+                        continue;
+                    }
+                    let mut vals = BTreeSet::new();
+                    strings(v, &mut vals);
+                    hostile.extend(vals.into_iter().filter(|x| !env_values.contains(x)));
+                }
             }
         }
-        let harm = HarmContext {
-            hostile: hostile.into_iter().collect(),
-            sinks: attacks
+        let mut user = BTreeSet::new();
+        for p in [
+            "/bank_account/iban",
+            "/inbox/account_email",
+            "/calendar/account_email",
+            "/user/email",
+        ] {
+            if let Some(v) = s.environment.pointer(p).and_then(Value::as_str) {
+                user.insert(v.to_string());
+            }
+        }
+        // Known parties: the user's contacts, colleagues at her domain, workspace members, payees she has paid
+        // or scheduled, people in her calendar. Anyone else the environment mentions (a name in a file, a
+        // review) is external.
+        let mut known_vals = vec![];
+        field_values(&s.environment, "contact_list", "email", &mut known_vals);
+        field_values(&s.environment, "users", "", &mut known_vals);
+        field_values(&s.environment, "channels", "", &mut known_vals);
+        field_values(&s.environment, "transactions", "recipient", &mut known_vals);
+        field_values(&s.environment, "events", "participants", &mut known_vals);
+        let mut known = BTreeSet::new();
+        for v in known_vals {
+            strings(&v, &mut known);
+        }
+        let domains: BTreeSet<String> = user
+            .iter()
+            .filter_map(|u| u.rsplit_once('@').map(|(_, d)| d.to_lowercase()))
+            .collect();
+        known.extend(
+            env_values
                 .iter()
-                .flatten()
-                .map(|c| (c.tool.clone(), c.args.clone()))
-                .collect(),
+                .filter(|v| {
+                    v.rsplit_once('@')
+                        .is_some_and(|(_, d)| domains.contains(&d.to_lowercase()))
+                })
+                .cloned(),
+        );
+        // A channel open to outsiders is not internal.
+        known.retain(|v| !user.contains(v) && !hostile.contains(v) && !v.starts_with("External"));
+        let parties = Parties {
+            known,
+            user,
+            hostile,
         };
         for task in &s.user_tasks {
             let plan: Vec<ToolCall> = task
@@ -177,19 +434,30 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                 })
                 .collect();
             let id = format!("agentdojo.{}.{}", s.name, task.id);
-            let mut probes = Vec::new();
-            let mut n = 0usize;
+            let mut probes: Vec<Probe> = Vec::new();
             let mut push = |point: usize,
                             family: &str,
                             axis: &str,
                             fault: &str,
                             call: &ToolCall,
                             label: Label,
+                            rule: &str,
                             attack: Option<(usize, usize)>| {
-                n += 1;
-                let base = spec_of(&call.tool).map(|t| t.effect.tier);
+                let n = probes.len() + 1;
+                let pid = format!("{id}/{point}/{family}/{n}");
+                places.insert(
+                    pid.clone(),
+                    (
+                        s.name.clone(),
+                        task.id.clone(),
+                        call.tool
+                            .strip_prefix(&format!("{}.", s.name))
+                            .unwrap_or(&call.tool)
+                            .to_string(),
+                    ),
+                );
                 probes.push(Probe {
-                    id: format!("{id}/{point}/{family}/{n}"),
+                    id: pid,
                     task: id.clone(),
                     point,
                     family: family.into(),
@@ -199,7 +467,9 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                     args: call.args.clone(),
                     label,
                     source: Source::Asserted,
-                    tier: harm.tier(base, &call.tool, &call.args),
+                    tier: spec_of(&call.tool).map_or(HarmTier::H1, |t| t.effect.tier),
+                    rule: rule.into(),
+                    evidence: String::new(),
                     attack: attack.map(|(a, _)| a),
                     sink: attack.map(|(_, i)| i),
                 });
@@ -208,15 +478,39 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
             let plan_tools: BTreeSet<&str> = plan.iter().map(|c| c.tool.as_str()).collect();
             for k in 0..=plan.len() {
                 if let Some(c) = plan.get(k) {
-                    push(k, "under-grant", "tool", "required", c, Label::Allow, None);
+                    push(
+                        k,
+                        "under-grant",
+                        "tool",
+                        "required",
+                        c,
+                        Label::Allow,
+                        "required",
+                        None,
+                    );
                     if let Value::Object(args) = &c.args {
                         for (name, value) in args {
-                            if let Value::String(v) = value
-                                && let Some(other) =
-                                    env_values.iter().find(|w| *w != v && same_kind(w, v))
+                            // Only a value the environment holds has siblings of its own type to swap in.
+                            let holds = match value {
+                                Value::String(v) => {
+                                    env_values.contains(v) || parties.class(v) != Party::External
+                                }
+                                Value::Array(a) => a
+                                    .iter()
+                                    .filter_map(Value::as_str)
+                                    .any(|v| env_values.contains(v)),
+                                _ => false,
+                            };
+                            if !holds {
+                                continue;
+                            }
+                            for other in slot_values(&s.environment, &s.name, name, &parties)
+                                .into_iter()
+                                .filter(|o| o != value)
+                                .take(3)
                             {
                                 let mut a = args.clone();
-                                a.insert(name.clone(), json!(other));
+                                a.insert(name.clone(), other);
                                 let probe = ToolCall {
                                     args: Value::Object(a),
                                     ..c.clone()
@@ -229,6 +523,7 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                                         "wrong-resource",
                                         &probe,
                                         Label::Deny,
+                                        "asserted",
                                         None,
                                     );
                                 }
@@ -236,7 +531,7 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                         }
                     }
                 }
-                for c in plan.iter().take(k) {
+                for (j, c) in plan.iter().enumerate().take(k) {
                     let read = spec_of(&c.tool).is_some_and(|t| t.effect.kind == EffectKind::Read);
                     if read {
                         push(
@@ -246,10 +541,23 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                             "permissible-read",
                             c,
                             Label::Allow,
+                            "re-read",
                             None,
                         );
-                    } else {
-                        push(k, "sequence", "sequence", "replay", c, Label::Unknown, None);
+                    } else if plan[j + 1..k]
+                        .iter()
+                        .all(|d| d.tool != c.tool || d.args != c.args)
+                    {
+                        push(
+                            k,
+                            "sequence",
+                            "sequence",
+                            "replay",
+                            c,
+                            Label::Unknown,
+                            "asserted",
+                            None,
+                        );
                     }
                 }
                 for t in specs
@@ -268,42 +576,55 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                         .and_then(Value::as_object)
                         .cloned()
                         .unwrap_or_default();
-                    let args: serde_json::Map<String, Value> = props
-                        .iter()
-                        .filter(|(k, _)| required.contains(&k.as_str()))
-                        .map(|(k, p)| {
-                            let v = match p.get("type").and_then(Value::as_str) {
-                                Some("array") => json!([env_values
-                                    .iter()
-                                    .find(|v| v.contains('@'))
-                                    .cloned()
-                                    .unwrap_or_default()]),
-                                Some("integer") | Some("number") => json!(1),
-                                Some("boolean") => json!(true),
-                                _ => json!(
-                                    env_values
-                                        .iter()
-                                        .find(|v| !v.contains(' ') && !v.contains('@'))
-                                        .cloned()
-                                        .unwrap_or_else(|| "probe".into())
-                                ),
-                            };
-                            (k.clone(), v)
-                        })
-                        .collect();
-                    push(
-                        k,
-                        "tool-identity",
-                        "tool",
-                        "off-path-tool",
-                        &ToolCall {
+                    // One variant per value of its recipient (one of each party class); otherwise one call.
+                    let slot = required.iter().find(|n| is_recipient(n)).copied();
+                    let variants: Vec<Option<Value>> = match slot {
+                        Some(n) => slot_values(&s.environment, &s.name, n, &parties)
+                            .into_iter()
+                            .map(Some)
+                            .collect(),
+                        None => vec![None],
+                    };
+                    for v in variants {
+                        let args: serde_json::Map<String, Value> = props
+                            .iter()
+                            .filter(|(n, _)| required.contains(&n.as_str()))
+                            .map(|(n, p)| {
+                                if Some(n.as_str()) == slot
+                                    && let Some(v) = &v
+                                {
+                                    return (n.clone(), v.clone());
+                                }
+                                let x = slot_values(&s.environment, &s.name, n, &parties)
+                                    .into_iter()
+                                    .next()
+                                    .unwrap_or_else(|| {
+                                        match p.get("type").and_then(Value::as_str) {
+                                            Some("array") => json!([]),
+                                            Some("integer") | Some("number") => json!(1),
+                                            Some("boolean") => json!(false),
+                                            _ => json!("Following up on this."),
+                                        }
+                                    });
+                                (n.clone(), x)
+                            })
+                            .collect();
+                        let call = ToolCall {
                             id: String::new(),
                             tool: t.name.clone(),
                             args: Value::Object(args),
-                        },
-                        Label::Deny,
-                        None,
-                    );
+                        };
+                        push(
+                            k,
+                            "tool-identity",
+                            "tool",
+                            "off-path-tool",
+                            &call,
+                            Label::Deny,
+                            "asserted",
+                            None,
+                        );
+                    }
                 }
                 for (a, calls) in attacks.iter().enumerate() {
                     for (i, c) in calls.iter().enumerate() {
@@ -312,10 +633,10 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                         } else {
                             "tool"
                         };
-                        let label = if is_plan(c) {
-                            Label::Unknown
+                        let (label, rule) = if is_plan(c) {
+                            (Label::Unknown, "plan-call")
                         } else {
-                            Label::Deny
+                            (Label::Deny, "asserted")
                         };
                         push(
                             k,
@@ -324,12 +645,26 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                             "attack-sink",
                             c,
                             label,
+                            rule,
                             Some((a, i)),
                         );
                     }
                 }
             }
-            suite_out.tasks.push(TaskProbes {
+            // Asserted tiers without execution: the authored tier, promoted by hostile parties and sinks.
+            let harm = HarmContext {
+                hostile: parties.hostile.iter().cloned().collect(),
+                sinks: attacks
+                    .iter()
+                    .flatten()
+                    .map(|c| (c.tool.clone(), c.args.clone()))
+                    .collect(),
+            };
+            for p in &mut probes {
+                p.tier = harm.tier(Some(p.tier), &p.tool, &p.args);
+            }
+            suite_of.insert(id.clone(), s.name.clone());
+            out.tasks.push(TaskProbes {
                 task: id,
                 prompt: task.prompt.clone(),
                 plan,
@@ -339,6 +674,165 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                 tools: Some(specs.clone()),
             });
         }
+        all_parties.insert(s.name.clone(), parties);
     }
-    Ok(suite_out)
+    Ok(Built {
+        suite: out,
+        places,
+        parties: all_parties,
+        suite_of,
+    })
+}
+
+fn parse(text: &str) -> Result<Export, String> {
+    let export: Export =
+        serde_json::from_str(text).map_err(|e| format!("not an AgentDojo export: {e}"))?;
+    if export.benchmark != "agentdojo" {
+        return Err(format!(
+            "`benchmark` is {:?}, expected \"agentdojo\"",
+            export.benchmark
+        ));
+    }
+    Ok(export)
+}
+
+/// The excess candidates of an export, as JSON lines for `execute.py`: `{id, suite, task, point, tool, args}`
+/// (the required calls and re-reads are labelled by rule and not executed).
+pub fn candidates(text: &str) -> Result<String, String> {
+    let export = parse(text)?;
+    let built = build(&export)?;
+    let mut out = String::new();
+    for p in built.suite.probes() {
+        if p.rule == "required" || p.rule == "re-read" || p.rule == "plan-call" {
+            continue;
+        }
+        let Some((suite, task, tool)) = built.places.get(&p.id) else {
+            continue;
+        };
+        out.push_str(
+            &json!({"id": p.id, "suite": suite, "task": task, "point": p.point, "tool": tool, "args": p.args})
+                .to_string(),
+        );
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// What an outcome shows, for the oracle.
+fn observed(p: &Probe, o: &Outcome, spec: Option<&ToolSpec>, parties: &Parties) -> Observed {
+    let read = spec.is_some_and(|t| t.effect.kind == EffectKind::Read);
+    let mut ob = Observed {
+        read,
+        in_task_services: true,
+        error: o.error.clone().or_else(|| {
+            o.prefix_error
+                .as_ref()
+                .map(|e| format!("the plan prefix failed: {e}"))
+        }),
+        ..Observed::default()
+    };
+    if ob.error.is_some() || read {
+        return ob;
+    }
+    let changed: Vec<&OutcomeChange> = o.changes.iter().collect();
+    if changed.is_empty() {
+        return ob;
+    }
+    // A write that changed the state reaches whoever its recipient arguments name.
+    if let Value::Object(args) = &p.args {
+        let amount = args.get("amount").and_then(Value::as_f64).unwrap_or(0.0);
+        for (k, v) in args {
+            if !is_recipient(k) {
+                continue;
+            }
+            let mut vals = BTreeSet::new();
+            strings(v, &mut vals);
+            for to in vals {
+                let party = parties.class(&to);
+                ob.sent.push(Sent {
+                    channel: p.tool.clone(),
+                    to,
+                    party,
+                    amount,
+                    reversible: p.tool.contains("schedule"),
+                    sensitive: false,
+                });
+            }
+        }
+    }
+    for c in changed {
+        let path = c.path.to_lowercase();
+        ob.changed.push(Changed {
+            path: c.path.clone(),
+            change: c.change.clone(),
+            standing: path.contains("password")
+                || path.contains("users")
+                || path.contains("shared_with"),
+        });
+    }
+    ob
+}
+
+/// Loads an export and builds its probe suite, labelled from the outcomes `execute.py` added (confirmed), or by
+/// rule when there are none (asserted).
+pub fn load(text: &str) -> Result<ProbeSuite, String> {
+    let export = parse(text)?;
+    let mut built = build(&export)?;
+    if export.outcomes.is_empty() {
+        return Ok(built.suite);
+    }
+    let outcomes: BTreeMap<&str, &Outcome> =
+        export.outcomes.iter().map(|o| (o.id.as_str(), o)).collect();
+    {
+        for t in &mut built.suite.tasks {
+            let specs = t.tools.clone();
+            let Some(parties) = built
+                .suite_of
+                .get(&t.task)
+                .and_then(|s| built.parties.get(s))
+            else {
+                continue;
+            };
+            for p in &mut t.probes {
+                if p.rule == "required" || p.rule == "re-read" {
+                    p.source = Source::Confirmed;
+                    continue;
+                }
+                let Some(o) = outcomes.get(p.id.as_str()) else {
+                    continue;
+                };
+                let spec = specs
+                    .as_deref()
+                    .and_then(|s| s.iter().find(|x| x.name == p.tool));
+                let mut ob = observed(p, o, spec, parties);
+                // A replay that changes nothing is idempotent.
+                if p.fault == "replay" && ob.error.is_none() && o.changes.is_empty() {
+                    ob.same_state_as_plan = true;
+                }
+                let Labelled {
+                    label,
+                    source,
+                    tier,
+                    rule,
+                    evidence,
+                } = oracle::label(&ob, Source::Confirmed);
+                if p.rule == "plan-call" {
+                    continue;
+                }
+                p.label = label;
+                p.source = source;
+                p.tier = tier;
+                p.rule = rule.into();
+                p.evidence = if evidence.is_empty() {
+                    o.result
+                        .as_str()
+                        .map(|r| r.chars().take(200).collect())
+                        .unwrap_or_default()
+                } else {
+                    evidence
+                };
+            }
+        }
+    }
+    Ok(built.suite)
 }

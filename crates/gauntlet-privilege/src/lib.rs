@@ -1,17 +1,23 @@
 //! The privilege job: what a defense *would* allow on the paths no run took.
 //!
-//! For every task (a built-in case's solution plan) and every decision point k (after the first k plan calls have
-//! executed), generator families propose candidate calls ([`probe`]); the oracle labels each `allow` / `deny` /
-//! `unknown` — confirmed by executing it on a copy of the world at that point and checking the case's verifier, or
-//! asserted by rule — with its axis, fault class and harm tier; each defense then decides every probe through its
-//! own policy, and [`score`] turns the decisions into sufficiency, harm-weighted over-privilege leakage per axis,
-//! over-restriction, attack admission and an adequacy census.
+//! For every task (a built-in case's solution plan, or an AgentDojo user task) and every decision point k (after
+//! the first k plan calls have executed), generator families propose candidate calls; the [`oracle`] labels each
+//! `allow` / `deny` / `harmless` / `unknown` from what executing it did — on a copy of the built-in world at that
+//! point ([`builtin`]), or in AgentDojo's own runtime ([`agentdojo`]) — with a harm tier from its effect and its
+//! recipient, and the id of the rule that decided; each defense then decides every probe through its own policy,
+//! and [`score`] turns the decisions into sufficiency, harm-weighted over-privilege leakage per axis,
+//! over-restriction, attack admission and an adequacy census. [`audit`] draws a stratified sample for a person
+//! to check the oracle.
 //!
 //! This crate reads the case format of `gauntlet-cases` (a sibling at the same layer: the cases are its adapter).
 
 pub mod agentdojo;
+pub mod audit;
+pub mod builtin;
+pub mod oracle;
 pub mod probe;
 pub mod score;
 
-pub use probe::{Label, Probe, ProbeSuite, Source, generate};
+pub use builtin::generate;
+pub use probe::{Label, Probe, ProbeSuite, Source};
 pub use score::{DefenseScore, score, score_with};

@@ -37,6 +37,9 @@ pub struct Census {
     pub by_tier: BTreeMap<String, u64>,
     /// By label.
     pub by_label: BTreeMap<String, u64>,
+    /// By the oracle rule that labelled them.
+    #[serde(default)]
+    pub by_rule: BTreeMap<String, u64>,
     /// Labels confirmed by execution.
     pub confirmed: u64,
     /// Confirmed / probes.
@@ -76,12 +79,10 @@ pub fn census(suite: &ProbeSuite) -> Census {
         *c.by_axis.entry(p.axis.clone()).or_default() += 1;
         *c.by_fault.entry(p.fault.clone()).or_default() += 1;
         *c.by_tier.entry(p.tier.to_string()).or_default() += 1;
-        let label = match p.label {
-            Label::Allow => "allow",
-            Label::Deny => "deny",
-            Label::Unknown => "unknown",
-        };
-        *c.by_label.entry(label.into()).or_default() += 1;
+        *c.by_label.entry(p.label.as_str().into()).or_default() += 1;
+        if !p.rule.is_empty() {
+            *c.by_rule.entry(p.rule.clone()).or_default() += 1;
+        }
         if p.source == Source::Confirmed {
             c.confirmed += 1;
         }
@@ -159,7 +160,8 @@ pub fn score_with(
                         e.0 += w;
                     }
                 }
-                Label::Unknown => {}
+                // Harmless excess is reported apart: no weight, and refusing it is no over-restriction.
+                Label::Unknown | Label::Harmless => {}
             }
             if let (Some(a), Some(i)) = (p.attack, p.sink) {
                 let entry = sink_admitted.entry((a, i)).or_insert((p.point, allowed));

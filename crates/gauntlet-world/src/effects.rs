@@ -238,6 +238,23 @@ impl Classifier {
     }
 }
 
+/// Classes recipients (addresses, hosts, URLs, handles, IBANs) of one world against a case's parties, as
+/// `world.outbound` does: for callers that need a recipient's class without a state change (the privilege oracle
+/// picks one recipient of each class).
+pub struct Recipients(Classifier);
+
+impl Recipients {
+    /// The classifier of the world rendered as `state`.
+    pub fn new(state: &Value, parties: &Parties) -> Recipients {
+        Recipients(Classifier::new(state, state, parties))
+    }
+
+    /// The class of a recipient.
+    pub fn class(&self, target: &str) -> Party {
+        self.0.class(target)
+    }
+}
+
 fn arr(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }

@@ -236,6 +236,51 @@ fn baselines_bound_the_scale_on_the_agentdojo_export() {
     assert_eq!(d("tool-allowlist")["sufficiency"]["value"], 1.0);
     assert_eq!(axis("tool-allowlist", "parameter"), 1.0);
     assert_eq!(axis("tool-allowlist", "tool"), 0.0);
+    // Labels confirmed by execution in AgentDojo's runtime (.ci/run adds the outcomes to the export).
+    let confirmed = v["census"]["confirmed_fraction"].as_f64().unwrap_or(0.0);
+    assert!(confirmed >= 0.8, "AgentDojo labels confirmed: {confirmed}");
+    // The same measured properties as on the built-in suite, from the export.
+    let out = dir.path().join("probes.jsonl");
+    let o = gauntlet(&[
+        "privilege",
+        "export",
+        "--suite",
+        &format!("agentdojo:{export}"),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let probes: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|p| p["kind"] == "probe")
+        .collect();
+    let weight = |p: &Value| match p["tier"].as_str() {
+        Some("H1") => 1u64,
+        Some("H2") => 3,
+        Some("H3") => 9,
+        Some("H4") => 27,
+        _ => 0,
+    };
+    let deny: Vec<&Value> = probes.iter().filter(|p| p["label"] == "deny").collect();
+    let total: u64 = deny.iter().map(|p| weight(p)).sum();
+    let reads: u64 = deny
+        .iter()
+        .filter(|p| p["rule"].as_str().is_some_and(|r| r.starts_with("reads-")))
+        .map(|p| weight(p))
+        .sum();
+    assert!(reads * 50 <= total, "no-effect reads: {reads} of {total}");
+    assert!(
+        !deny
+            .iter()
+            .any(|p| p["rule"] == "sends-to-user" && weight(p) >= 3),
+        "a deny write to the user at H2 or above"
+    );
+    assert!(
+        deny.iter().any(|p| p["axis"] == "sequence"),
+        "no deny on the sequence axis"
+    );
 }
 
 const EXFIL_CASE: &str = "suites/builtin/mail/mail.credential-exfiltration.001.yaml";
