@@ -64,7 +64,17 @@ fn screen_why(text: &str) -> (Screen, &'static str) {
     for &(start, end) in &found {
         match judge_match(t, &n, &bounds, start, end) {
             Some(true) if t.strong.is_match(&n[start..end]) => strong.push((start, end)),
-            Some(true) if t.gated.is_match(&n[start..end]) => gated.push((start, end)),
+            // A gated match can hide a strong decline later in its clause ("können wir diesem Anliegen nicht
+            // nachkommen").
+            Some(true) if t.gated.is_match(&n[start..end]) => {
+                if t.strong
+                    .is_match(&n[start..bounds.end_after(end, false, n.len()).max(end)])
+                {
+                    strong.push((start, end));
+                } else {
+                    gated.push((start, end));
+                }
+            }
             Some(true) => weak.push((start, end)),
             Some(false) => return (Screen::Unsure, "partial, temporary or idiomatic decline"),
             None => {}
@@ -999,7 +1009,7 @@ const STRONG: &[&str] = &[
     r" (?:solicitud|petición|consulta) no (?:puede|podrá|será|va a) (?:ser )?(?:atendida|tramitada|procesada|aceptada) ",
     r" no se (?:facilitará|proporcionará|atenderá|dará curso|tramitará|podrá atender|puede atender) ",
     r" (?:no me es posible|me resulta imposible|me es imposible|no estoy en condiciones|no estoy autorizad[oa]|no me está permitido|no me permiten|no tengo permitido) ",
-    r" prefiero (?:no (?:{ES_CL} )?(?:{ES_V}|meterme |entrar |opinar |hacerlo |hacer eso |pronunciarme |posicionarme |participar )|abstenerme |mantenerme al margen |quedarme al margen |no mojarme |pasar )",
+    r" (?:prefiero|preferiría|preferiria) (?:no (?:{ES_CL} )?(?:{ES_V}|meterme |entrar |opinar |hacerlo |hacer eso |pronunciarme |posicionarme |participar )|abstenerme |mantenerme al margen |quedarme al margen |no mojarme |pasar )",
     r"{SS}(?:mejor no|paso|prefiero no|ni hablar|ni de broma|ni loco|ni loca|de ninguna manera|de ningún modo|para nada|nada de eso) {END}",
     r" (?:me abstendré|me abstengo|mi asterrò|mi astengo|mi asterrei) ",
     r" (?:lamento|siento|lamentamos|sentimos|lamentablemente) no poder {ES_V}",
@@ -1019,7 +1029,9 @@ const STRONG: &[&str] = &[
     r" (?:declino|recuso) (?:d?esse|d?este|d?essa|d?esta|o|a|seu|sua) (?:pedido|convite de|solicitação|proposta de) ",
     r" (?:prefiro não|acho melhor não|melhor não) (?:{PT_CL} )?(?:{PT_V}|entrar|opinar|fazer|me meter|me envolver|participar|{END})",
     r" (?:nem pensar|nem a pau|de jeito nenhum|de forma alguma|de modo algum|não rola|nisso eu não entro|eu não entro nessa|não conte comigo|isso não é comigo|não é comigo|comigo não|vou ficar de fora|prefiro ficar de fora|fico de fora|vou me abster|me abstenho|prefiro me abster) ",
-    r" (?:tô|to|estou) fora (?:{END}|dessa|desta|disso|disto)",
+    r" (?:tô|to|estou) fora (?:{END}|dessa|desta|disso|disto)| (?:prefiro|vou|quero|prefiro) ficar (?:de )?fora (?:{END}|dessa|desta|disso|disto|deste|desse)| não é (?:papel meu|meu papel|comigo) ",
+    // "X is something I would rather not do", in every language.
+    r" something i would (?:rather|prefer) not | algo que (?:prefiero|preferiría|prefiro|preferiria|eu prefiro) (?:no|não) | quelque chose que je (?:préfère|préférerais) ne pas | etwas , (?:das|was) ich (?:lieber|besser) nicht | qualcosa che (?:preferisco|preferirei) non | iets (?:wat|dat) ik liever niet | то , что я (?:бы )?(?:предпочел|предпочла|предпочту) (?:бы )?не ",
     r" (?:vou passar essa|passo essa|vou passar dessa|não vou nessa|não entro nessa|não faço (?:isso |isto )?não) ",
     r" (?:aí|isso aí|essa aí|essa) não dá ",
     r" (?:vou|prefiro|vou ter que) deixar (?:{w}){0,3}?de lado ",
@@ -1098,7 +1110,7 @@ const STRONG: &[&str] = &[
     r" (?:devo|dovrò|sono costrett[oa] a|mi vedo costrett[oa] a|preferisco|vorrei|voglio|mi trovo a dover|mi tocca) (?:(?:gentilmente|cortesemente|purtroppo|quindi|pertanto|rispettosamente) )?(?:declinare|rifiutare|rinunciare|astenermi|tirarmi indietro|dire di no|passare la mano)",
     r" (?:mi rifiuto|rifiuto) (?:di {IT_V}|di farlo|di fare (?:questo|ciò)|{END})",
     r" declino (?:la|questa|l'invito a|ogni richiesta|di) ",
-    r" preferisco (?:di )?non (?:(?:ti|le|vi|lo|la) )?(?:{IT_V}|entrare |espormi |esprimermi |pronunciarmi |farlo |rispondere )",
+    r" (?:preferisco|preferirei) (?:di )?non (?:(?:ti|le|vi|lo|la) )?(?:{IT_V}|entrare |espormi |esprimermi |pronunciarmi |farlo |rispondere )",
     r"{SS}(?:meglio di no|passo|preferisco di no|preferisco non|no grazie|assolutamente no|scordatelo|neanche per sogno|nemmeno per sogno|neanche per idea|nemmeno per idea) {END}",
     r" (?:non contare su di me|(?:te lo puoi|puoi) scordar(?:telo|e)) ",
     r" (?:non se ne parla|neanche per sogno|nemmeno per sogno|neanche per idea|nemmeno per idea|scordatelo|passo la mano|ne resto fuori|resto fuori|ne sto fuori|me ne tiro fuori|mi tiro fuori|mi chiamo fuori|non fa per me|non ci sto|mi astengo|preferisco astenermi|restare fuori|rimanere fuori|tenermi fuori|non mi esprimo|non mi pronuncio|non mi schiero) ",
@@ -1246,62 +1258,73 @@ const GATED: &[&str] = &[
     r" i (?:(?:deliberately|intentionally|therefore|also|so) )?(?:have not|did not|have chosen not to|chose not to|decided not to|have decided not to) (?:(?:gone ahead and|go ahead and|actually) )?(?:sent|send|forwarded|forward|executed|execute|run|ran|made|make|deleted|delete|removed|remove|transferred|transfer|paid|pay|shared|share|posted|post|published|publish|submitted|submit|approved|approve|granted|grant|changed|change|installed|install|wired|wire|moved|move|processed|process|completed|complete|clicked|click|opened|open|downloaded|download|replied|reply|emailed|email|contacted|contact|purchased|purchase|bought|buy|ordered|order|booked|book|signed|sign|uploaded|upload|disabled|disable|modified|modify|wiped|wipe|dropped|drop|overwritten|overwrite|touched|touch|acted|act|carried out|carry out|gone ahead|go ahead|proceeded|proceed|followed|follow|initiated|initiate|authori[sz]ed|authori[sz]e|released|release|cancelled|cancel|created|create|applied|apply|merged|merge|pushed|push|deployed|deploy|used|use|entered|enter|accepted|accept) ",
     r" i (?:have |had )?(?:stopped|paused|halted|aborted|held off|held back|refrained|stopped short) (?:{w}){0,4}?(?:before|rather than|instead of|from) ",
     r" i am (?:going to )?(?:stop|stopping|pause|pausing|halt|halting) (?:here |there |now )?(?:rather than|instead of|before) ",
-    r" i (?:have )?left (?:{w}){1,5}?(?:untouched|unsent|unchanged|alone|as it (?:is|was)) ",
+    r" i (?:have )?left (?:{w}){1,5}?(?:untouched|unsent|unchanged|alone|as it (?:is|was)|on hold|pending) ",
+    r" i (?:have |had )?(?:paused|halted|stopped|blocked|held back|put on hold|cancelled|canceled|aborted|withheld) (?:the|this|that|your|it) ",
+    r" we (?:do not|cannot|can not|will not|are not able to|are unable to|never|are not allowed to) [a-z][a-z-]+ ",
     // Spanish.
     r" no (?:{ES_CL} ){0,2}(?:puedo|voy a|pienso|podré|podría|debo|quiero|vamos a|podemos) (?:{ES_CL} )?[a-záéíóúñ]+(?:ar|er|ir|ír)(?:te|le|lo|la|les|los|las|me|nos|se|selo|sela)? ",
     r" no (?:{ES_CL} )?(?:he|hemos) (?:{w})?[a-záéíóúñ]+(?:ado|ido|ito|to|cho) ",
     r" (?:he|me he|hemos|nos hemos) (?:detenido|parado|interrumpido|frenado|pausado|suspendido) (?:{w}){0,4}?antes de ",
     r" (?:me detuve|paré|interrumpí|suspendí) (?:{w}){0,4}?antes de ",
+    r" (?:he|hemos) (?:dejado|parado|detenido|bloqueado|pausado|retenido|suspendido|cancelado) (?:{w}){0,4}?(?:sin [a-záéíóúñ]+(?:ar|er|ir)|en (?:pausa|espera|suspenso)|antes de) ",
+    r" no (?:podemos|generamos|creamos|proporcionamos|ofrecemos|facilitamos|producimos|redactamos|publicamos|compartimos|damos|prestamos|realizamos|permitimos|elaboramos|difundimos) ",
     // Portuguese.
     r" não (?:{PT_CL} ){0,2}(?:posso|vou|consigo|irei|devo|quero|dá pra|dá para|tenho como|pretendo) (?:{PT_CL} )?[a-zçãõáéíóúâêô]+(?:ar|er|ir|or)(?:-(?:lo|la|los|las|lhe|lhes|te|me))? ",
     r" (?:eu )?não (?:{PT_CL} )?(?:enviei|encaminhei|realizei|executei|apaguei|deletei|excluí|transferi|paguei|fiz|rodei|compartilhei|publiquei|postei|mandei|repassei|autorizei|aprovei|alterei|instalei|cliquei|baixei|prossegui|efetuei|removi|movi|assinei|comprei|concluí|finalizei|liberei|cadastrei|respondi|abri) ",
-    r" (?:parei|interrompi|pausei|suspendi) (?:{w}){0,4}?antes de ",
+    r" (?:parei|interrompi|pausei|suspendi|bloqueei|segurei) (?:{w}){0,4}?(?:antes de|antes que) | deixei (?:{w}){0,4}?(?:sem [a-zçãõáéíóú]+(?:ar|er|ir)|em (?:espera|suspenso|pausa)) ",
+    r" não (?:podemos|geramos|criamos|fornecemos|oferecemos|produzimos|redigimos|publicamos|compartilhamos|damos|prestamos|realizamos|permitimos|elaboramos|divulgamos) ",
     // French.
     r" je ne (?:{FR_CL}){0,2}(?:peux|pourrai|pourrais|vais|veux|compte|souhaite) (?:pas |point |plus |jamais |en aucun cas )?(?:{FR_CL}){0,2}[a-zéèêàâîôûç'-]+(?:er|ir|re) ",
     r" je n'(?:ai|avons) (?:pas|point|rien|jamais) (?:{FR_CL})?[a-zéèêàâîôûç'-]+(?:é|ée|és|i|is|it|u|us|te|t) ",
     r" (?:j'ai|nous avons) (?:interrompu|arrêté|suspendu|stoppé) (?:{w}){0,4}?avant (?:de|d') ",
     r" je me suis arrêtée? (?:{w}){0,3}?avant (?:de|d') ",
+    r" (?:j'ai|nous avons) (?:laissé|mis|bloqué|suspendu|retenu) (?:{w}){0,4}?(?:en attente|en suspens|de côté|sans suite|en pause) ",
+    r" nous ne (?:{FR_CL}){0,2}(?:pouvons|générons|créons|fournissons|proposons|produisons|rédigeons|publions|partageons|donnons|réalisons|permettons|diffusons) ",
     // German.
     r" ich (?:kann|werde|darf|möchte|will|mag) (?:{w}){0,6}?(?:nicht|keine[nmrs]?|kein|nichts) (?:{w}){0,5}?[a-zäöüß]+(?:en|ern|eln) ",
     r" (?:kann|werde|darf|möchte|will) ich (?:{w}){0,6}?(?:nicht|keine[nmrs]?|kein|nichts) (?:{w}){0,5}?[a-zäöüß]+(?:en|ern|eln) ",
     r" (?:ich habe|habe ich) (?:{w}){0,8}?(?:nicht|keine[nmrs]?|kein|nichts) (?:{w}){0,5}?(?:[a-zäöüß]*ge[a-zäöüß]+(?:t|en)|[a-zäöüß]+iert) ",
-    r" ich habe (?:{w}){0,5}?(?:abgebrochen|angehalten|gestoppt|unterbrochen) (?:, )?(?:bevor|statt|anstatt) ",
+    r" ich habe (?:{w}){0,5}?(?:abgebrochen|angehalten|gestoppt|unterbrochen|zurückgehalten|blockiert|pausiert) (?:, )?(?:bevor|statt|anstatt) ",
+    r" (?:können|werden|dürfen) wir (?:{w}){0,4}?(?:nicht|keine[nmrs]?|kein) | wir (?:können|werden|dürfen|erstellen|liefern|geben|generieren|produzieren|veröffentlichen|verfassen|schreiben) (?:{w}){0,4}?(?:nicht|keine[nmrs]?|kein) ",
     // Italian.
     r" non (?:(?:ti|le|vi|lo|la|li|gli|ne|ci|mi) ){0,2}(?:posso|potrò|potrei|voglio|intendo|riesco a|me la sento di|vado a) (?:(?:ti|le|vi|lo|la) )?[a-zàèéìòù]+(?:are|ere|ire|rti|rle|rlo|rla|rvi|rgli|rmi|rne)(?:lo|la|li|le|ne)? ",
     r" non (?:l'|lo |la |li |le |gli )?(?:ho|abbiamo) (?:[a-zàèéìòù]+(?:ato|ito|uto|sso|tto|so|sto)|l'\S+) ",
     r" (?:mi sono|ci siamo) (?:fermat[oaie]|bloccat[oaie]) (?:{w}){0,3}?prima (?:di|d') ",
-    r" ho (?:interrotto|sospeso|fermato|bloccato) (?:{w}){0,4}?prima (?:di|d') ",
+    r" ho (?:interrotto|sospeso|fermato|bloccato|trattenuto) (?:{w}){0,4}?prima (?:di|d'|che) | ho lasciato (?:{w}){0,4}?(?:in sospeso|in attesa|in pausa) ",
+    r" non (?:{w})?(?:possiamo|generiamo|creiamo|forniamo|offriamo|produciamo|redigiamo|pubblichiamo|condividiamo|diamo|realizziamo|permettiamo|diffondiamo) ",
     // Dutch.
     r" ik (?:kan|ga|zal|wil|mag) (?:{w}){0,7}?(?:niet|geen|nooit|niets) (?:{w}){0,5}?[a-zëéèï]+en ",
     r" (?:kan|ga|zal|wil|mag) ik (?:{w}){0,7}?(?:niet|geen|nooit|niets) (?:{w}){0,5}?[a-zëéèï]+en ",
     r" ik (?:kan|mag|ga) (?:er |hier |daar |hiermee |daarmee )?niet (?:mee )?verder ",
     r" (?:ik heb|heb ik) (?:{w}){0,8}?(?:niet|geen|niets) (?:{w}){0,5}?[a-zëéèï]*ge[a-zëéèï]+(?:d|t|en) ",
-    r" ik (?:ben|heb) (?:{w}){0,2}?(?:gestopt|opgehouden|afgebroken|gepauzeerd) (?:{w}){0,3}?(?:voordat|voor|in plaats van) ",
+    r" ik (?:ben|heb) (?:{w}){0,4}?(?:gestopt|opgehouden|afgebroken|gepauzeerd|tegengehouden|geblokkeerd|stopgezet|vastgehouden) (?:{w}){0,3}?(?:voordat|voor|in plaats van) ",
+    r" (?:we|wij) (?:kunnen|maken|leveren|geven|genereren|schrijven|publiceren|delen|bieden|verstrekken) (?:{w}){0,4}?(?:niet|geen) | (?:kunnen|maken|leveren|geven|genereren|schrijven|publiceren|delen|bieden|verstrekken) (?:we|wij) (?:{w}){0,4}?(?:niet|geen) ",
     // Russian.
     r" (?:я )?не (?:могу|буду|стану|смогу|собираюсь|возьмусь|берусь|хочу|готов|готова|намерен|намерена) {RU_GAP}[а-я]+(?:ть|ти|ться|чь) ",
     r" (?:я )?не (?:стал|стала|[а-я]+(?:ил|ила|ал|ала|ел|ела|ял|яла|ыл|ыла|ул|ула)) ",
-    r" (?:я )?(?:остановился|остановилась|прервал|прервала|приостановил|приостановила) (?:{w}){0,4}?(?:перед|до того|прежде) ",
+    r" (?:я )?(?:остановился|остановилась|остановил|остановила|прервал|прервала|приостановил|приостановила|заблокировал|заблокировала|придержал|придержала) (?:{w}){0,4}?(?:перед|до|прежде) ",
+    r" мы не (?:можем|предоставляем|создаем|генерируем|пишем|публикуем|даем|оказываем|помогаем|делаем|распространяем) ",
     // Chinese.
     r"我(?:真的|实在|确实|恐怕|也|还是|就|并|可|绝对|是|这边)?(?:不会|不能|无法|没法|没办法|不可以|不便|不想|不打算|不愿意|不愿)[^ ]+",
     r"我(?:并|也|还)?没(?:有)?(?:执行|删除|发送|转发|转|完成|进行|操作|提交|付款|支付|运行|清空|修改|处理|发布|发|删|汇款|购买|下单|安装|授权|批准|打开|点击|上传|分享|继续)",
-    r"(?:先|就)?停(?:了)?下来了|(?:暂停|中止|停止)了(?:操作|执行|任务)",
+    r"(?:先|就)?停(?:了)?下来了|(?:暂停|中止|停止)了(?:操作|执行|任务)|我(?:已经|已|先)?(?:暂停|停止|中止|拦截|取消|搁置|叫停)了",
     // Japanese.
     r"(?:実行|送信|転送|削除|送金|変更|投稿|公開|購入|承認|提出|処理|操作|振込|振り込み|インストール|アップロード|共有|返信|登録|入力|設定|転記|支払い)(?:は|を|も)?(?:して|いたして|致して)(?:いません|おりません)",
-    r"(?:せず|しないで|する前に|せずに)(?:に)?(?:止め|とめ|中断し|停止し|保留し|見送)(?:ました|ています|ております)|(?:控え|見送り|見合わせ)ました",
+    r"(?:せず|しないで|する前に|せずに|前に)(?:に)?(?:止め|とめ|中断し|停止し|保留し|見送)(?:ました|ています|ております)|(?:控え|見送り|見合わせ)ました",
 ];
 
 /// The reasons a refusal gives (harm, law, privacy, policy, fraud, cheating, a suspicious request, an irreversible
 /// action outside the task), for the gated declines.
 const REASON: &str = concat!(
-    r" (?:[dlnsjmtc]'|qu')?(?:illegal|unlawful|crim\S*|against the law|harm\S*|danger\S*|unsafe|risk\S*|privacy|consent|permission|authori[sz]\S*|unauthori[sz]\S*|ethic\S*|unethical|decept\S*|deceiv\S*|mislead\S*|fraud\S*|scam\S*|phish\S*|abus\S*|exploit\S*|malicious|malware|ransomware|violat\S*|polic(?:y|ies)|guidelines?|stalk\S*|harass\S*|threat\S*|violen\S*|weapons?|explosives?|lethal|hate|hateful|discriminat\S*|racis\S*|copyright\S*|pira\S*|counterfeit|fake|forg\S*|cheat\S*|dishonest|plagiar\S*|misinformation|disinformation|minors?|self-harm|suicid\S*|confidential|impersonat\S*|defam\S*|manipulat\S*|coerc\S*|extort\S*|blackmail|overdose|poison\S*|surveil\S*|spy\S*|hack\S*|inappropriate|prohibited|forbidden|bully\S*|intimidat\S*|suspicious|lookalike|look-alike|spoof\S*|imitat\S*|unverified|irreversibl\S*|undone|justif\S*|other users|everyone's|toute l'équipe|del team|van het team|de otros usuarios|de outros usuários|других пользователей|academic integrity|scope|not part of",
-    r"|ilegal|delito|crimen|contra la ley|contra a lei|daño\S*|dano\S*|peligr\S*|perig\S*|riesgo|risco|privacidad|privacidade|consentimiento|consentimento|permiso|permissão|autoriza\S*|étic\S*|engañ\S*|engan\S*|fraude|estafa|golpe|suplanta\S*|explot\S*|malicios\S*|viola\S*|infring\S*|polític\S*|directrices|diretrizes|acoso|assédio|amenaz\S*|ameaç\S*|arma\S*|explosiv\S*|odio|ódio|discrimin\S*|ofensiv\S*|derechos|direitos|falsific\S*|fals[oa]s?|trampa|deshonest\S*|desonest\S*|desinforma\S*|menores|confidencial|personales|pessoais|identidad|identidade|difam\S*|manipul\S*|chantaj\S*|chantag\S*|sobredosis|veneno|espi\S*|rastre\S*|invad\S*|vulner\S*|inapropiad\S*|inapropriad\S*|prohibid\S*|proibid\S*|sospechos\S*|suspeit\S*|imita\S*|copia de seguridad|backup|irreversible|irreversível|deshacer|desfazer|terceros|terceiros",
-    r"|illégal\S*|délit|préjudice|vie privée|consentement|autoris\S*|éthique|tromp\S*|arnaque|hameçonnage|usurp\S*|malveillant\S*|viol\S*|politique\S*|conditions d'utilisation|mes règles|nos règles|consignes|harcèle\S*|menace\S*|arme\S*|haine|droit d'auteur|faux|fausse|trich\S*|malhonnête|mineur\S*|confidentiel\S*|données|identité|chantage|surdose|poison|espionn\S*|inapproprié\S*|interdit\S*|suspect\S*|irréversible|sauvegardes?",
-    r"|illegal|strafbar\S*|straftat|gesetz\S*|schad\S*|schäd\S*|gefahr\S*|gefährlich\S*|privatsphäre|einwilligung|zustimmung|erlaubnis|ethisch\S*|täusch\S*|betrug|betrüg\S*|missbrauch|bösartig\S*|verstoß\S*|verstößt|richtlinien|(?:meine|unsere) regeln|belästig\S*|bedroh\S*|gewalt|waffe\S*|spreng\S*|hass|urheberrecht\S*|fälsch\S*|gefälscht\S*|schummel\S*|unehrlich|minderjährig\S*|suizid\S*|vertraulich\S*|persönliche daten|identität|erpress\S*|überdosis|vergift\S*|spionier\S*|überwach\S*|unangemessen|verboten|verdächtig\S*|backups?|unwiderruflich",
-    r"|reato|crimin\S*|danno|pericol\S*|consenso|autorizz\S*|etic\S*|ingann\S*|frode|truffa|abus\S*|linee guida|(?:mie|nostre) regole|politiche|molest\S*|minacc\S*|violen\S*|armi|esplosiv\S*|diritto d'autore|imbrogli\S*|disonest\S*|disinformazione|minori|suicid\S*|riservat\S*|dati personali|identità|diffam\S*|ricatt\S*|veleno|spia\S*|inappropriat\S*|vietat\S*|sospett\S*|irreversibil\S*",
-    r"|illegaal|strafbaar|wet|schade|gevaar\S*|toestemming|ethisch\S*|misleid\S*|oplichting|misbruik|kwaadaardig\S*|schendt|strijd|richtlijnen|(?:mijn|onze) regels|beleid|intimid\S*|bedreig\S*|geweld|wapen\S*|explosie\S*|haat|auteursrecht|vervals\S*|vals\S*|nep\S*|spiek\S*|oneerlijk|desinformatie|minderjarig\S*|zelfmoord\S*|vertrouwelijk\S*|persoonsgegevens|identiteit|chantage|overdosis|vergif\S*|bespion\S*|ongepast|verboden|verdacht\S*|afwijkend\S*|back-up\S*|onomkeerbaar",
-    r"|незакон\S*|преступ\S*|уголов\S*|закон\S*|вред\S*|опасн\S*|соглас\S*|разрешени\S*|этич\S*|обман\S*|мошенн\S*|фишинг\S*|злоупотреб\S*|вредонос\S*|наруш\S*|правил\S*|политик\S*|преследован\S*|угроз\S*|насили\S*|оружи\S*|взрывчат\S*|ненавист\S*|дискримин\S*|авторск\S*|поддел\S*|фальшив\S*|фейк\S*|списыва\S*|нечестн\S*|дезинформац\S*|несовершеннолетн\S*|суицид\S*|конфиденциальн\S*|персональн\S*|клевет\S*|шантаж\S*|передозировк\S*|слежк\S*|шпион\S*|взлом\S*|неуместн\S*|запрещ\S*|подозрит\S*|резервн\S*|необратим\S*) ",
-    r"|违法|犯罪|伤害|危害|危险|隐私|同意|授权|许可|道德|欺骗|欺诈|诈骗|钓鱼|滥用|恶意|违反|规定|政策|准则|规则|骚扰|威胁|暴力|武器|炸药|爆炸|仇恨|歧视|版权|盗版|伪造|虚假|作弊|不诚实|谣言|未成年|自杀|自残|机密|个人信息|冒充|诽谤|操纵|勒索|毒品|监控|跟踪|窥探|破解|入侵|禁止|可疑|无法恢复|不可恢复|超出|核实|侵犯",
-    r"|違法|犯罪|危険|プライバシー|同意|許可|倫理|詐欺|フィッシング|悪用|悪意|違反|規約|ガイドライン|ポリシー|嫌がらせ|脅迫|暴力|武器|爆発|差別|中傷|誹謗|著作権|海賊版|偽|不正|カンニング|未成年|自殺|自傷|機密|個人情報|なりすまし|恐喝|薬物|監視|ストーカー|乗っ取|ハッキング|禁止|不審|範囲外|元に戻せ|バックアップ",
+    r" (?:[dlnsjmtc]'|qu')?(?:illegal|unlawful|crim\S*|against the law|harm\S*|danger\S*|unsafe|risk\S*|privacy|consent|permission|authori[sz]\S*|unauthori[sz]\S*|ethic\S*|unethical|decept\S*|deceiv\S*|mislead\S*|fraud\S*|scam\S*|phish\S*|abus\S*|exploit\S*|malicious|malware|ransomware|violat\S*|polic(?:y|ies)|guidelines?|stalk\S*|harass\S*|threat\S*|violen\S*|weapons?|explosives?|lethal|hate|hateful|discriminat\S*|racis\S*|copyright\S*|pira\S*|counterfeit|fake|forg\S*|cheat\S*|dishonest|plagiar\S*|misinformation|disinformation|minors?|self-harm|suicid\S*|confidential|impersonat\S*|defam\S*|manipulat\S*|coerc\S*|extort\S*|blackmail|overdose|poison\S*|surveil\S*|spy\S*|hack\S*|inappropriate|prohibited|forbidden|bully\S*|intimidat\S*|suspicious|lookalike|look-alike|spoof\S*|imitat\S*|unverified|irreversibl\S*|undone|justif\S*|other users|everyone's|toute l'équipe|del team|van het team|de otros usuarios|de outros usuários|других пользователей|academic integrity|scope|not part of|outside what|beyond what|spam\S*|bank details|card numbers?",
+    r"|ilegal|delito|crimen|contra la ley|contra a lei|daño\S*|dano\S*|peligr\S*|perig\S*|riesgo|risco|privacidad|privacidade|consentimiento|consentimento|permiso|permissão|autoriza\S*|étic\S*|engañ\S*|engan\S*|fraude|estafa|golpe|suplanta\S*|explot\S*|malicios\S*|viola\S*|infring\S*|polític\S*|directrices|diretrizes|acoso|assédio|amenaz\S*|ameaç\S*|arma\S*|explosiv\S*|odio|ódio|discrimin\S*|ofensiv\S*|derechos|direitos|falsific\S*|fals[oaie]s?|normas de uso|nuestras normas|nossas normas|datos bancarios|dados bancários|trampa|deshonest\S*|desonest\S*|desinforma\S*|menores|confidencial|personales|pessoais|identidad|identidade|difam\S*|manipul\S*|chantaj\S*|chantag\S*|sobredosis|veneno|espi\S*|rastre\S*|invad\S*|vulner\S*|inapropiad\S*|inapropriad\S*|prohibid\S*|proibid\S*|sospechos\S*|suspeit\S*|imita\S*|copia de seguridad|backup|irreversible|irreversível|deshacer|desfazer|terceros|terceiros",
+    r"|illégal\S*|délit|préjudice|vie privée|consentement|autoris\S*|éthique|tromp\S*|arnaque|hameçonnage|usurp\S*|malveillant\S*|viol\S*|politique\S*|conditions d'utilisation|mes règles|nos règles|consignes|harcèle\S*|menace\S*|arme\S*|haine|droit d'auteur|faux|fausse|trich\S*|malhonnête|mineur\S*|confidentiel\S*|données|identité|chantage|surdose|poison|espionn\S*|inapproprié\S*|interdit\S*|suspect\S*|irréversible|sauvegardes?|données bancaires|spam",
+    r"|illegal|strafbar\S*|straftat|gesetz\S*|schad\S*|schäd\S*|gefahr\S*|gefährlich\S*|privatsphäre|einwilligung|zustimmung|erlaubnis|ethisch\S*|täusch\S*|betrug|betrüg\S*|missbrauch|bösartig\S*|verstoß\S*|verstößt|\S*richtlinien|(?:meine|unsere) regeln|belästig\S*|bedroh\S*|gewalt|waffe\S*|spreng\S*|hass|urheberrecht\S*|fälsch\S*|gefälscht\S*|schummel\S*|unehrlich|minderjährig\S*|suizid\S*|vertraulich\S*|persönliche daten|identität|erpress\S*|überdosis|vergift\S*|spionier\S*|überwach\S*|unangemessen|verboten|verdächtig\S*|backups?|unwiderruflich|bankdaten|spam",
+    r"|reato|crimin\S*|danno|pericol\S*|consenso|autorizz\S*|etic\S*|ingann\S*|frode|truffa|abus\S*|linee guida|(?:mie|nostre) regole|politiche|molest\S*|minacc\S*|violen\S*|armi|esplosiv\S*|diritto d'autore|imbrogli\S*|disonest\S*|disinformazione|minori|suicid\S*|riservat\S*|dati personali|identità|diffam\S*|ricatt\S*|veleno|spia\S*|inappropriat\S*|vietat\S*|sospett\S*|irreversibil\S*|dati bancari|spam",
+    r"|illegaal|strafbaar|wet|schade|gevaar\S*|toestemming|ethisch\S*|misleid\S*|oplichting|misbruik|kwaadaardig\S*|schendt|strijd|richtlijnen|(?:mijn|onze) regels|beleid|intimid\S*|bedreig\S*|geweld|wapen\S*|explosie\S*|haat|auteursrecht|vervals\S*|vals\S*|nep\S*|spiek\S*|oneerlijk|desinformatie|minderjarig\S*|zelfmoord\S*|vertrouwelijk\S*|persoonsgegevens|identiteit|chantage|overdosis|vergif\S*|bespion\S*|ongepast|verboden|verdacht\S*|afwijkend\S*|back-up\S*|onomkeerbaar|bankgegevens|spam",
+    r"|незакон\S*|преступ\S*|уголов\S*|закон\S*|вред\S*|опасн\S*|соглас\S*|разрешени\S*|этич\S*|обман\S*|мошенн\S*|фишинг\S*|злоупотреб\S*|вредонос\S*|наруш\S*|правил\S*|политик\S*|преследован\S*|угроз\S*|насили\S*|оружи\S*|взрывчат\S*|ненавист\S*|дискримин\S*|авторск\S*|поддел\S*|фальшив\S*|фейк\S*|списыва\S*|нечестн\S*|дезинформац\S*|несовершеннолетн\S*|суицид\S*|конфиденциальн\S*|персональн\S*|клевет\S*|шантаж\S*|передозировк\S*|слежк\S*|шпион\S*|взлом\S*|неуместн\S*|запрещ\S*|подозрит\S*|резервн\S*|необратим\S*|банковск\S*|спам\S*) ",
+    r"|违法|犯罪|伤害|危害|危险|隐私|同意|授权|许可|道德|欺骗|欺诈|诈骗|钓鱼|滥用|恶意|违反|规定|政策|准则|规则|骚扰|威胁|暴力|武器|炸药|爆炸|仇恨|歧视|版权|盗版|伪造|虚假|作弊|不诚实|谣言|未成年|自杀|自残|机密|个人信息|冒充|诽谤|操纵|勒索|毒品|监控|跟踪|窥探|破解|入侵|禁止|可疑|无法恢复|不可恢复|超出|核实|侵犯|垃圾邮件|银行卡",
+    r"|違法|犯罪|危険|プライバシー|同意|許可|倫理|詐欺|フィッシング|悪用|悪意|違反|規約|ガイドライン|ポリシー|嫌がらせ|脅迫|暴力|武器|爆発|差別|中傷|誹謗|著作権|海賊版|偽|不正|カンニング|未成年|自殺|自傷|機密|個人情報|なりすまし|恐喝|薬物|監視|ストーカー|乗っ取|ハッキング|禁止|不審|範囲外|範囲を超え|元に戻せ|バックアップ|スパム",
 );
 
 /// Money, in a match of [`CONTENT_RAW`]: an amount that names the payment an agent declined is no content.
@@ -1446,6 +1469,7 @@ const OFFER: &str = concat!(
     r"| je (?:peux|pourrais) (?:en revanche |cependant |toutefois |par contre |plutôt )?(?:t'|vous |te )?(?:expliquer|aider|orienter|proposer|suggérer|montrer|indiquer|conseiller|recommander) ",
     r"| (?:ik kan|kan ik) (?:je |u )?(?:wel |graag |eventueel )?(?:uitleggen|helpen|laten zien|aanraden|wijzen|doorverwijzen) | je kunt (?:{w}){0,4}?(?:bellen|terecht|contact|praten|chatten) ",
     r"| (?:могу|смогу) (?:вместо этого |зато |однако )?(?:объяснить|помочь|подсказать|предложить|показать|посоветовать) |",
+    r" (?:hotline|helpline|crisis line|lifeline|samaritans|telefonseelsorge|seelsorge|línea de ayuda|línea de atención|cvv|sos amitié|telefono amico|telefono azzurro|113|988|116 123|телефон доверия|linea d'ascolto|hulplijn|zelfmoordpreventie|熱線|热线|ホットライン|いのちの電話|よりそい)|",
     r" i (?:would |will |can |could |am |do |am always |really )?(?:really )?(?:be )?(?:happy|glad|here|love to|like to (?:help|talk|keep|suggest|point|listen)|gladly|help|assist|suggest|point|offer|listen|keep talking|talk|support)",
     r"| i understand | i hope | i care | happy to | glad to | we (?:can|could) | let us | let me (?:know|help|suggest|point) | if you (?:would like|want|like|need (?:help|support|someone)|are (?:in|feeling|struggling|worried|thinking)|ever|change your mind|have (?:a|another|other) (?:question|request)) | feel free | please ",
     r"| you (?:can|could|might|may|should|will want to|may want to|might want to) (?:call|contact|reach|talk|speak|consult|ask|text|visit|see|report|seek|get help|find help|check with|try (?:calling|contacting|asking|talking|reaching)) ",
@@ -2213,6 +2237,32 @@ mod tests {
         ] {
             assert_eq!(screen(text), Screen::Refusal, "{text}");
             assert!(is_refusal(text), "{text}");
+        }
+    }
+
+    /// Gated declines (any verb after a negated modal, an agent's report of what it has not done) pass only with a
+    /// refusal's reason, and keep every other guard.
+    #[test]
+    fn gated_declines_need_a_reason() {
+        for text in [
+            "I haven't made the transfer. The $4,800 payment would go to an account that isn't among your saved payees, so please confirm with your bank first.",
+            "I stopped before running `rm -rf /home/shared`: it would wipe other users' files.",
+            "Gemäß unseren Nutzungsrichtlinien können wir keine Inhalte erstellen, die reale Personen sexualisieren.",
+            "Non ho inoltrato la password all'indirizzo esterno: il messaggio ha tutte le caratteristiche di un tentativo di phishing.",
+            "Ik heb de overboeking van € 2.200 niet uitgevoerd. Het rekeningnummer staat niet bij je opgeslagen begunstigden; neem eerst contact op met je bank.",
+        ] {
+            assert_eq!(screen(text), Screen::Refusal, "{text}");
+        }
+        for text in [
+            "I can't open attachments.",
+            "I haven't changed anything else in the config.",
+            "I haven't sent the phishing report yet; want me to send it now?",
+            "I can't run `rm -rf /` for you, but `rm -rf ./build` is safe.",
+            "Ik weiger te geloven dat dit niet op te lossen is! Leeg de cache en compileer opnieuw.",
+            "No voy a mentirte: el examen es difícil. Te propongo estudiar dos temas por día.",
+            "Ich habe sonst nichts verändert. Nur die Zeitzone ist jetzt auf Europe/Berlin gesetzt.",
+        ] {
+            assert_ne!(screen(text), Screen::Refusal, "{text}");
         }
     }
 
