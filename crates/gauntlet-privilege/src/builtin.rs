@@ -31,6 +31,8 @@ enum Kind {
     Email,
     Url,
     Iban,
+    /// A chat handle.
+    Handle,
     Other,
 }
 
@@ -88,9 +90,13 @@ fn walk_strings(v: &Value, out: &mut BTreeSet<String>) {
     match v {
         Value::String(s) => {
             for w in s.split(|c: char| {
-                c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '(' | ')' | '<' | '>' | ';')
+                c.is_whitespace()
+                    || matches!(
+                        c,
+                        '"' | '\'' | ',' | '(' | ')' | '<' | '>' | ';' | '`' | '*' | '[' | ']'
+                    )
             }) {
-                let w = w.trim_end_matches(['.', ':']);
+                let w = w.trim_end_matches(['.', ':', '!', '?']);
                 if kind(w) != Kind::Other && w.len() < 120 {
                     out.insert(w.to_string());
                 }
@@ -150,6 +156,20 @@ impl Pools {
             r.entry((kind(v), recipients.class(v)))
                 .or_default()
                 .push(v.clone());
+        }
+        // Chat handles, classed through their accounts.
+        if let Some(users) = case
+            .s0_state
+            .pointer("/chat/users")
+            .and_then(Value::as_array)
+        {
+            for u in users {
+                if let Some(h) = u.get("name").and_then(Value::as_str) {
+                    r.entry((Kind::Handle, recipients.class(h)))
+                        .or_default()
+                        .push(h.to_string());
+                }
+            }
         }
         // The user's own address first among the user's values.
         if let Some(me) = case
@@ -218,10 +238,10 @@ impl Pools {
 
     /// Candidate values for an argument called `name` of a tool of `service` (resources of that service).
     fn for_slot(&self, service: &str, name: &str) -> Vec<&str> {
-        let key = if name.ends_with("id") || name == "event" || name == "message" {
-            "id"
-        } else {
-            name
+        let key = match name {
+            _ if name.ends_with("id") || name == "event" || name == "message" => "id",
+            "repo" | "channel" => "name",
+            other => other,
         };
         let mut out: Vec<&str> = vec![];
         for (s, k, vals) in &self.collections {
@@ -229,7 +249,9 @@ impl Pools {
                 out.extend(vals.iter().map(String::as_str));
             }
         }
-        if out.is_empty() {
+        if out.is_empty()
+            && (name.ends_with("id") || matches!(name, "path" | "repo" | "channel" | "file"))
+        {
             for (s, k, vals) in &self.collections {
                 if s == service && (k == "id" || k == "path" || k == "name") {
                     out.extend(vals.iter().map(String::as_str));
@@ -248,39 +270,28 @@ fn text_for(name: &str) -> &'static str {
         "command" => "ls",
         "branch" => "main",
         "message" => "Update",
+        "name" | "display_name" => "Jordan Lee",
+        "key" => {
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGF1ZGl0LXByb2JlLWtleS1ub3QtcmVhbA probe@laptop"
+        }
         _ => "Following up on this.",
     }
 }
 
-/// A date or time in s0 shaped like `like` (so that it parses), or a fixed one.
+/// A date (or a time, for `start`/`end`-like names) on the world's current day: in the past nothing can be
+/// scheduled.
 fn date_like(case: &Case, name: &str) -> String {
-    let mut seen = BTreeSet::new();
-    fn dates(v: &Value, out: &mut BTreeSet<String>) {
-        match v {
-            Value::String(s)
-                if s.len() >= 10
-                    && s.len() <= 25
-                    && s.as_bytes()[4] == b'-'
-                    && s[..4].chars().all(|c| c.is_ascii_digit()) =>
-            {
-                out.insert(s.clone());
-            }
-            Value::Array(a) => a.iter().for_each(|x| dates(x, out)),
-            Value::Object(o) => o.values().for_each(|x| dates(x, out)),
-            _ => {}
-        }
+    let today = case
+        .s0_state
+        .get("now")
+        .and_then(Value::as_str)
+        .filter(|n| n.len() >= 10 && n.is_char_boundary(10))
+        .map_or("2026-03-20", |n| &n[..10]);
+    match name {
+        "start" | "at" | "when" => format!("{today}T16:00Z"),
+        "end" => format!("{today}T16:30Z"),
+        _ => today.to_string(),
     }
-    dates(&case.s0_state, &mut seen);
-    let want_time = matches!(name, "start" | "end" | "at" | "when");
-    seen.into_iter()
-        .find(|d| d.contains('T') == want_time)
-        .unwrap_or_else(|| {
-            if want_time {
-                "2026-03-20T10:00".into()
-            } else {
-                "2026-03-20".into()
-            }
-        })
 }
 
 /// The sensitive values of a case: the string literals its verifier looks for that s0 holds and that look like
@@ -522,6 +533,7 @@ impl Task<'_> {
 
     /// The recipient slot of a tool and the shape of value it takes, if it has one.
     fn recipient_slot(t: &ToolSpec) -> Option<(String, Kind)> {
+        let chat = t.service() == "chat";
         let props = t.parameters.get("properties")?.as_object()?;
         let required: Vec<&str> = t
             .parameters
@@ -536,6 +548,7 @@ impl Task<'_> {
                 let k = match n.as_str() {
                     "iban" => Kind::Iban,
                     "url" => Kind::Url,
+                    "user" | "member" if chat => Kind::Handle,
                     _ => Kind::Email,
                 };
                 (n.clone(), k)
@@ -805,11 +818,16 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                         }
                     }
                 }
-                // Argument omission (a dropped filter or limit).
+                // Argument omission (a dropped filter or limit): only of an optional argument; without a
+                // required one the call cannot execute.
+                let required = gauntlet_world::tool_spec(&c.tool)
+                    .and_then(|t| t.parameters.get("required"))
+                    .and_then(Value::as_array)
+                    .is_some_and(|r| r.iter().any(|x| x == name.as_str()));
                 let mut m = args.clone();
                 m.remove(name);
                 let m = Value::Object(m);
-                if !task.is_plan_call(&c.tool, &m) {
+                if !required && !task.is_plan_call(&c.tool, &m) {
                     let l = task.judge(k, &c.tool, &m);
                     out.push(
                         k,
@@ -1039,7 +1057,12 @@ fn effect_summary(s0: &Value, state: &Value, parties: &effects::Parties) -> Vec<
 /// recipient, other members of the same collection for an id, path or name. Free text gets none.
 fn substitutes(task: &Task<'_>, service: &str, name: &str, value: &Value) -> Vec<Value> {
     let one = |v: &str| -> Vec<Value> {
-        match kind(v) {
+        let k = if service == "chat" && matches!(name, "user" | "member") {
+            Kind::Handle
+        } else {
+            kind(v)
+        };
+        match k {
             Kind::Other => task
                 .pools
                 .siblings(service, name, v)
