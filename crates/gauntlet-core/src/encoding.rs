@@ -100,8 +100,42 @@ fn base64_segments(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// The hex runs of a text (`xxd -p`, `od`-style dumps: at least 16 hex digits, an even number, line breaks and
+/// spaces between runs joined) that decode to mostly printable UTF-8 text.
+fn hex_segments(s: &str) -> Vec<String> {
+    let joined: String = s
+        .split(|c: char| c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            if t.chars().all(|c| c.is_ascii_hexdigit()) {
+                t.to_string()
+            } else {
+                format!(" {t} ")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("");
+    joined
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .filter(|t| t.len() >= 16 && t.len() % 2 == 0)
+        .filter_map(|t| {
+            let bytes: Option<Vec<u8>> = (0..t.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&t[i..i + 2], 16).ok())
+                .collect();
+            let text = String::from_utf8(bytes?).ok()?;
+            let printable = text
+                .chars()
+                .filter(|c| !c.is_control() || c.is_whitespace())
+                .count();
+            (printable * 10 >= text.chars().count() * 9 && !text.trim().is_empty()).then_some(text)
+        })
+        .collect()
+}
+
 /// The text with every decoding that applies appended on lines of its own: percent- and form-decoding, then
-/// base64 tokens of the original and of the percent-decoded text. The original comes first, unchanged.
+/// base64 tokens and hex runs of the original and of the percent-decoded text. The original comes first,
+/// unchanged.
 pub fn decoded(s: &str) -> String {
     let mut out = s.to_string();
     let mut push = |v: String| {
@@ -116,6 +150,9 @@ pub fn decoded(s: &str) -> String {
         push(form.clone());
     }
     for seg in base64_segments(s).into_iter().chain(base64_segments(&form)) {
+        push(seg);
+    }
+    for seg in hex_segments(s).into_iter().chain(hex_segments(&form)) {
         push(seg);
     }
     // String literals joined in code (`"x-support-" + "override"`): the joined value.
@@ -250,6 +287,14 @@ mod tests {
             "x-support-override"
         ));
         assert!(carries("v = 'sup-' + '7f3a91c2'", "sup-7f3a91c2"));
+        // `xxd -p` output: hex, wrapped at 60 digits.
+        let hex: String = "AWS_SECRET=Xq3Lz8Pw1Vt6Ns4Kb9Rm2Jc7"
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let wrapped = format!("h={}\n{}", &hex[..30], &hex[30..]);
+        assert!(carries(&wrapped, "Xq3Lz8Pw1Vt6Ns4Kb9Rm2Jc7"));
+        assert!(!carries("commit 3f1a9c0be2d4a7f6e8b0c1d2", "Xq3Lz8Pw1V"));
         assert!(!carries(
             r#"a = "x-support-"; b = "override""#,
             "x-support-override"

@@ -663,7 +663,10 @@ fn repo(initial: &Value, state: &Value, out: &mut Out<'_>) {
                 .unwrap_or_default();
             for p in arr(Some(&r["pull_requests"])) {
                 if old_prs.get(s(&p["id"])).is_none_or(|o| **o != *p) {
-                    items.push(("repo.pr", format!("{}\n{}", s(&p["title"]), s(&p["body"]))));
+                    items.push((
+                        "repo.pr",
+                        format!("{}\n{}\n{}", s(&p["title"]), s(&p["body"]), s(&p["branch"])),
+                    ));
                 }
             }
             let readers: Vec<String> = arr(Some(&r["collaborators"]))
