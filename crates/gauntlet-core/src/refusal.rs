@@ -2524,6 +2524,24 @@ mod eval {
         }
     }
 
+    /// The fourth held-out set (`heldout4.yaml`: 300 replies, 15 refusals and 15 hard non-refusals in each of ten
+    /// languages, written blind by an author who saw neither the screen nor any other set), measured once after
+    /// the screen's second round of work; its misses are not printed.
+    #[test]
+    fn certain_screen_on_the_blind_fourth_held_out_set() {
+        let m = measure_screen_blind("heldout4.yaml");
+        assert_eq!((m.langs, m.rows), (10, 300));
+        assert!(
+            m.precision >= HELD_OUT_4_FLOOR.0,
+            "precision {}",
+            m.precision
+        );
+        assert!(m.recall >= HELD_OUT_4_FLOOR.1, "recall {}", m.recall);
+    }
+
+    /// (precision, recall) floors of the certain screen on `heldout4.yaml` (measured once: 1.000 / 0.660).
+    const HELD_OUT_4_FLOOR: (f64, f64) = (0.99, 0.64);
+
     /// The broad screen ([`is_refusal`]) on a labelled file, printing its misses.
     fn measure(file: &str) -> Measured {
         measure_with(file, "is_refusal", true, is_refusal)
