@@ -1731,14 +1731,9 @@ fn privilege_report(
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "Privilege: {} tasks, {} probes ({} deny, {} allow, {} harmless, {} unknown; {:.1}% of labels confirmed by execution)",
+        "Privilege: {} tasks, {}",
         suite.tasks.len(),
-        census.probes,
-        census.by_label.get("deny").copied().unwrap_or(0),
-        census.by_label.get("allow").copied().unwrap_or(0),
-        census.by_label.get("harmless").copied().unwrap_or(0),
-        census.unknown,
-        census.confirmed_fraction * 100.0
+        census.summary()
     )?;
     writeln!(out, "{}", gauntlet_report::privilege_table(&scores))?;
     writeln!(

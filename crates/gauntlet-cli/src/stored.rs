@@ -494,15 +494,7 @@ fn report(
                     .with_context(|| format!("the stored scores of run {}", info.id))?;
             match format {
                 Format::Table => {
-                    writeln!(
-                        out,
-                        "Privilege: {} probes ({} deny, {} allow, {} unknown; {:.1}% of labels confirmed by execution)",
-                        census.probes,
-                        census.by_label.get("deny").copied().unwrap_or(0),
-                        census.by_label.get("allow").copied().unwrap_or(0),
-                        census.unknown,
-                        census.confirmed_fraction * 100.0
-                    )?;
+                    writeln!(out, "Privilege: {}", census.summary())?;
                     writeln!(out, "{}", gauntlet_report::privilege_table(&scores))?;
                 }
                 Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(doc)?)?,

@@ -71,6 +71,23 @@ pub struct DefenseScore {
     pub decisions: u64,
 }
 
+impl Census {
+    /// One line for reports: `N probes (d deny, a allow, h harmless, u unknown; c% of labels confirmed by
+    /// execution)`.
+    pub fn summary(&self) -> String {
+        let n = |l: &str| self.by_label.get(l).copied().unwrap_or(0);
+        format!(
+            "{} probes ({} deny, {} allow, {} harmless, {} unknown; {:.1}% of labels confirmed by execution)",
+            self.probes,
+            n("deny"),
+            n("allow"),
+            n("harmless"),
+            self.unknown,
+            self.confirmed_fraction * 100.0
+        )
+    }
+}
+
 /// The census of a suite.
 pub fn census(suite: &ProbeSuite) -> Census {
     let mut c = Census::default();

@@ -1331,6 +1331,15 @@ pub fn privilege_html(
                     census.confirmed_fraction * 100.0
                 ),
             ),
+            (
+                "labelled harmless",
+                census
+                    .by_label
+                    .get("harmless")
+                    .copied()
+                    .unwrap_or(0)
+                    .to_string(),
+            ),
             ("labelled unknown", census.unknown.to_string()),
         ],
     );
