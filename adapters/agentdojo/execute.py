@@ -159,7 +159,11 @@ def diff(before, after, path: str, out: list) -> None:
             if i >= len(mid_after):
                 out.append({"path": p, "change": "deleted", "before": cap_value(mid_before[i]), "after": None})
             elif i >= len(mid_before):
-                out.append({"path": p, "change": "created", "before": None, "after": cap_value(mid_after[i])})
+                rec = {"path": p, "change": "created", "before": None, "after": cap_value(mid_after[i])}
+                if mid_after[i] in before:
+                    # The list already held this value (a member added twice): no new access or content.
+                    rec["duplicate"] = True
+                out.append(rec)
             else:
                 diff(mid_before[i], mid_after[i], p, out)
         return

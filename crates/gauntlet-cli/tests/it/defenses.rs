@@ -265,9 +265,15 @@ fn baselines_bound_the_scale_on_the_agentdojo_export() {
     };
     let deny: Vec<&Value> = probes.iter().filter(|p| p["label"] == "deny").collect();
     let total: u64 = deny.iter().map(|p| weight(p)).sum();
+    // Reads without an effect: deny only when they expose something; a read that exposes a secret (a
+    // password, a security code, identity documents) stays deny by design and is not counted here.
     let reads: u64 = deny
         .iter()
-        .filter(|p| p["rule"].as_str().is_some_and(|r| r.starts_with("reads-")))
+        .filter(|p| {
+            p["rule"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("reads-") && r != "reads-secret")
+        })
         .map(|p| weight(p))
         .sum();
     assert!(reads * 50 <= total, "no-effect reads: {reads} of {total}");
