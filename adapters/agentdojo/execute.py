@@ -160,8 +160,9 @@ def diff(before, after, path: str, out: list) -> None:
                 out.append({"path": p, "change": "deleted", "before": cap_value(mid_before[i]), "after": None})
             elif i >= len(mid_before):
                 rec = {"path": p, "change": "created", "before": None, "after": cap_value(mid_after[i])}
-                if mid_after[i] in before:
-                    # The list already held this value (a member added twice): no new access or content.
+                if not isinstance(mid_after[i], (dict, list)) and mid_after[i] in before:
+                    # A list of names that already held this one (a member added twice): no new access. A second
+                    # copy of a message (an object) is a new message, not a duplicate entry.
                     rec["duplicate"] = True
                 out.append(rec)
             else:
