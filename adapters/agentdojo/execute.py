@@ -171,6 +171,23 @@ def diff(before, after, path: str, out: list) -> None:
     out.append({"path": path, "change": "modified", "before": cap_value(before), "after": cap_value(after)})
 
 
+def effects_of(before, after) -> list:
+    """What changed from `before` to `after`, without where: the kind of each change and its new value with ids
+    removed, sorted. Two orders of the same calls that do the same things compare equal even when the objects they
+    create get other ids."""
+    changes: list = []
+    diff(before, after, "", changes)
+
+    def strip(v):
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items() if k not in ("id", "id_")}
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        return v
+
+    return sorted(json.dumps([c["change"], strip(c["after"])], sort_keys=True, default=str) for c in changes)
+
+
 def format_result(result, tool_result_to_str) -> str:
     """The tool result as AgentDojo's ToolsExecutor shows it to the model (YAML for models and lists of models).
 
@@ -272,6 +289,7 @@ class Runner:
         snapshot = pickle.dumps(env, pickle.HIGHEST_PROTOCOL)
 
         outcomes = []
+        reference = None  # what the rest of the plan does from this point, for premature probes
         for c in probes:
             probe_env = pickle.loads(snapshot)
             result, error = "", None
@@ -286,13 +304,27 @@ class Runner:
                 result, error = "", f"{type(e).__name__}: {e}"
             changes: list = []
             diff(before, probe_env.model_dump(mode="json"), "", changes)
-            outcomes.append({
+            outcome = {
                 "id": c["id"],
                 "error": error,
                 "prefix_error": prefix_error,
                 "result": "" if error is not None else format_result(result, self.tool_result_to_str),
                 "changes": changes,
-            })
+            }
+            skip = c.get("then_plan_without")
+            if isinstance(skip, int) and error is None:
+                # A plan call brought forward: does the rest of the plan, without it, do what the plan does?
+                gt = self.ground_truth(suite_name, task_id)
+                for n, call in enumerate(gt[point:], start=point):
+                    if n != skip:
+                        runtime.run_function(probe_env, call.function, dict(call.args))
+                if reference is None:
+                    ref_env = pickle.loads(snapshot)
+                    for call in gt[point:]:
+                        runtime.run_function(ref_env, call.function, dict(call.args))
+                    reference = effects_of(before, ref_env.model_dump(mode="json"))
+                outcome["same_final"] = effects_of(before, probe_env.model_dump(mode="json")) == reference
+            outcomes.append(outcome)
         return outcomes
 
 

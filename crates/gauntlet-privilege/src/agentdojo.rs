@@ -87,6 +87,10 @@ struct Outcome {
     result: Value,
     #[serde(default)]
     changes: Vec<OutcomeChange>,
+    /// For a plan call brought forward: whether the rest of the plan, run after it without its own turn, does
+    /// what the plan does.
+    #[serde(default)]
+    same_final: Option<bool>,
 }
 
 #[derive(Deserialize, Clone, Default)]
@@ -652,6 +656,7 @@ fn build(export: &Export) -> Result<Built, String> {
                 .unwrap_or_default();
             let id = format!("agentdojo.{}.{}", s.name, task.id);
             let mut probes: Vec<Probe> = Vec::new();
+
             let mut push = |point: usize,
                             family: &str,
                             axis: &str,
@@ -833,6 +838,43 @@ fn build(export: &Export) -> Result<Built, String> {
                         );
                     }
                 }
+                // Sequence: a later write of the task brought forward (executed with the rest of the plan after it, to
+                // see whether the plan still does what it does), and the plan's next read taken early.
+                for c in plan.iter().skip(k + 1) {
+                    let write =
+                        spec_of(&c.tool).is_some_and(|t| t.effect.kind == EffectKind::Write);
+                    if write
+                        && !plan[..k]
+                            .iter()
+                            .any(|d| d.tool == c.tool && d.args == c.args)
+                    {
+                        push(
+                            k,
+                            "sequence",
+                            "sequence",
+                            "premature",
+                            c,
+                            Label::Unknown,
+                            "asserted",
+                            None,
+                        );
+                    }
+                }
+                if let (Some(now), Some(next)) = (plan.get(k), plan.get(k + 1))
+                    && spec_of(&next.tool).is_some_and(|t| t.effect.kind == EffectKind::Read)
+                    && (now.tool != next.tool || now.args != next.args)
+                {
+                    push(
+                        k,
+                        "sequence",
+                        "sequence",
+                        "reorder",
+                        next,
+                        Label::Deny,
+                        "asserted",
+                        None,
+                    );
+                }
                 for t in specs
                     .iter()
                     .filter(|t| !plan_tools.contains(t.name.as_str()))
@@ -984,19 +1026,31 @@ pub fn candidates(text: &str) -> Result<String, String> {
     let export = parse(text)?;
     let built = build(&export)?;
     let mut out = String::new();
-    for p in built.suite.probes() {
-        // Required calls are executed too: their results are what the task's own reads show.
-        if p.rule == "re-read" || p.rule == "plan-call" {
-            continue;
+    for t in &built.suite.tasks {
+        for p in &t.probes {
+            // Required calls are executed too: their results are what the task's own reads show.
+            if p.rule == "re-read" || p.rule == "plan-call" {
+                continue;
+            }
+            let Some((suite, task, tool)) = built.places.get(&p.id) else {
+                continue;
+            };
+            let mut c = json!({"id": p.id, "suite": suite, "task": task, "point": p.point, "tool": tool, "args": p.args});
+            // A plan call brought forward runs with the rest of the plan after it, without its own turn.
+            if p.fault == "premature"
+                && let Some(j) = t
+                    .plan
+                    .iter()
+                    .enumerate()
+                    .skip(p.point + 1)
+                    .find(|(_, c)| c.tool == p.tool && c.args == p.args)
+                    .map(|(j, _)| j)
+            {
+                c["then_plan_without"] = json!(j);
+            }
+            out.push_str(&c.to_string());
+            out.push('\n');
         }
-        let Some((suite, task, tool)) = built.places.get(&p.id) else {
-            continue;
-        };
-        out.push_str(
-            &json!({"id": p.id, "suite": suite, "task": task, "point": p.point, "tool": tool, "args": p.args})
-                .to_string(),
-        );
-        out.push('\n');
     }
     Ok(out)
 }
@@ -1155,6 +1209,9 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                 let repeat = t.plan[..p.point.min(t.plan.len())]
                     .iter()
                     .any(|c| c.tool == p.tool && c.args == p.args);
+                if p.fault == "premature" && o.same_final == Some(true) {
+                    ob.same_state_as_plan = true;
+                }
                 if repeat && !ob.read && ob.error.is_none() && o.changes.iter().all(|c| c.duplicate)
                 {
                     ob.same_state_as_plan = true;
