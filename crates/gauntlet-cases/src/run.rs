@@ -7,8 +7,6 @@ use gauntlet_core::{Outcome, Rate, Setting, metrics::pass_hat_k};
 use gauntlet_defense::Defense;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 
 /// Run parameters.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
@@ -503,97 +501,48 @@ pub fn run(
         Some(r) => (r.done, Some(r.load)),
         None => (&[][..], None),
     };
-    let is_done = |i: usize| done.get(i).copied().unwrap_or(false);
-    // The episodes still to run, in order.
-    let todo: Vec<usize> = (0..total).filter(|&i| !is_done(i)).collect();
     let mut agg = Aggregator::new(
         cases,
         targets.iter().map(|t| t.name().to_string()).collect(),
     );
-    let workers = config.concurrency.clamp(1, todo.len().max(1));
-    // Workers take contiguous chunks of jobs and hand back a chunk at a time: one channel round trip per
-    // chunk instead of per episode. Chunks stay small so results stream and memory stays bounded.
-    let chunk = (todo.len() / (workers * 8)).clamp(1, 32);
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::sync_channel::<Vec<EpisodeRecord>>(workers * 2);
-    let mut sink_result = Ok(());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let jobs = &jobs;
-            let todo = &todo;
-            let next = &next;
-            scope.spawn(move || {
-                loop {
-                    let start = next.fetch_add(chunk, Ordering::Relaxed);
-                    if start >= todo.len() {
-                        break;
-                    }
-                    let end = (start + chunk).min(todo.len());
-                    let mut out = Vec::with_capacity(end - start);
-                    for &i in &todo[start..end] {
-                        let job = &jobs[i];
-                        let spec = EpisodeSpec {
-                            index: i,
-                            case: &cases[job.case],
-                            setting: job.setting,
-                            target: targets[job.target].as_ref(),
-                            defense,
-                            rep: job.rep,
-                            seed: config.seed,
-                            max_turns: config.max_turns,
-                            attacker,
-                            judge,
-                        };
-                        // A panic in one episode is recorded as an errored episode, never lost or read as safe.
-                        let record = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            run_episode(&spec)
-                        }))
-                        .unwrap_or_else(|p| errored(&spec, panic_message(&p)));
-                        out.push(record);
-                    }
-                    if tx.send(out).is_err() {
-                        break;
-                    }
-                }
-            });
+    let spec = |i: usize| {
+        let job = &jobs[i];
+        EpisodeSpec {
+            index: i,
+            case: &cases[job.case],
+            setting: job.setting,
+            target: targets[job.target].as_ref(),
+            defense,
+            rep: job.rep,
+            seed: config.seed,
+            max_turns: config.max_turns,
+            attacker,
+            judge,
         }
-        drop(tx);
-        // Reorder so the sink sees episodes in index order whatever the scheduling; episodes an earlier attempt
-        // finished are loaded from the store when their turn comes.
-        let mut order = gauntlet_core::order::InOrder::new(total, done);
-        let mut info = ProgressInfo {
-            total,
-            ..Default::default()
-        };
-        let mut rx = rx.into_iter();
-        let mut receive = || {
-            rx.next()
-                .map(|batch| batch.into_iter().map(|r| (r.index, r)).collect())
-        };
-        let mut load_done = |i: usize| match load.as_mut() {
-            Some(load) => load(i),
-            None => Err(std::io::Error::other("no resume source")),
-        };
-        while let Some(r) = order.next(&mut receive, &mut load_done) {
-            let r = match r {
-                Ok(r) => r,
-                Err(e) => {
-                    if sink_result.is_ok() {
-                        sink_result = Err(e);
-                        next.store(todo.len(), Ordering::Relaxed);
-                    }
-                    break;
-                }
-            };
+    };
+    let mut info = ProgressInfo {
+        total,
+        ..Default::default()
+    };
+    let mut load_done = |i: usize| match load.as_mut() {
+        Some(load) => load(i),
+        None => Err(std::io::Error::other("no resume source")),
+    };
+    // A panic in one episode is recorded as an errored episode, never lost or read as safe. Chunks stay small so
+    // results stream and memory stays bounded.
+    gauntlet_core::order::run_ordered(
+        total,
+        done,
+        gauntlet_core::order::PoolConfig {
+            workers: config.concurrency,
+            chunk: 0,
+        },
+        &|i| run_episode(&spec(i)),
+        &|i, why| errored(&spec(i), why),
+        &mut load_done,
+        &mut |r: EpisodeRecord| {
             agg.add(jobs[r.index], &r);
-            if sink_result.is_ok() {
-                sink_result = sink.episode(&r);
-                if sink_result.is_err() {
-                    // Stop handing out work; workers finish their current chunk.
-                    next.store(todo.len(), Ordering::Relaxed);
-                }
-            }
+            let written = sink.episode(&r);
             info.done = r.index + 1;
             info.tokens += r.tokens + r.controller_tokens;
             if r.status != "ok" {
@@ -605,20 +554,10 @@ pub fn run(
                 }
             }
             progress(&info);
-        }
-        // After a failure, let the workers finish their chunks (they stop taking new ones) so none blocks on
-        // a full channel.
-        for _ in rx {}
-    });
-    sink_result?;
+            written
+        },
+    )?;
     Ok(agg.finish(&config.settings, config.repeat))
-}
-
-fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".into())
 }
 
 fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
@@ -640,5 +579,99 @@ fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
         controller_tokens: 0,
         final_state: serde_json::Value::Null,
         delivered: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_agents::{Agent, AgentError};
+    use gauntlet_gateway::Gateway;
+
+    struct Fragile;
+    struct FragileAgent;
+
+    impl Agent for FragileAgent {
+        fn respond(&mut self, user: &str, _gateway: &mut Gateway) -> Result<String, AgentError> {
+            panic!("the agent fell over on {} characters", user.len());
+        }
+    }
+
+    impl Target for Fragile {
+        fn name(&self) -> &str {
+            "fragile"
+        }
+        fn start(&self, _calibration: &gauntlet_agents::Calibration) -> Box<dyn Agent> {
+            Box::new(FragileAgent)
+        }
+    }
+
+    struct Collect(Vec<EpisodeRecord>);
+
+    impl EpisodeSink for Collect {
+        fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()> {
+            self.0.push(record.clone());
+            Ok(())
+        }
+    }
+
+    /// An episode whose agent panics is recorded as errored with the panic's message, in order, and the run goes
+    /// on with the other target: never lost, never counted as held.
+    #[test]
+    fn a_panicking_episode_is_an_errored_episode_and_the_run_goes_on() {
+        let loaded = crate::load(&crate::Source::Builtin);
+        let cases: Vec<PreparedCase> = loaded
+            .cases
+            .into_iter()
+            .take(3)
+            .map(PreparedCase::new)
+            .collect();
+        let reference = gauntlet_agents::builtin_target("reference")
+            .unwrap_or_else(|| panic!("no reference target"));
+        let targets: Vec<Box<dyn Target>> = vec![Box::new(Fragile), reference];
+        let config = RunConfig {
+            settings: vec![Setting::Benign, Setting::Direct],
+            repeat: 1,
+            concurrency: 2,
+            seed: 1,
+            max_turns: 4,
+            shard: None,
+        };
+        let mut sink = Collect(vec![]);
+        let summary = run(
+            &cases,
+            &targets,
+            &gauntlet_defense::AllowAll,
+            None,
+            None,
+            &config,
+            &mut sink,
+            &|_| {},
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let records = sink.0;
+        assert_eq!(records.len(), plan_len(&cases, 2, &config));
+        assert!(
+            records.iter().enumerate().all(|(i, r)| r.index == i),
+            "in order"
+        );
+        for r in &records {
+            if r.target == "fragile" {
+                assert_eq!(r.status, "errored");
+                assert!(
+                    r.error
+                        .as_deref()
+                        .unwrap_or("")
+                        .contains("the agent fell over"),
+                    "{:?}",
+                    r.error
+                );
+                assert!(!r.valid());
+            } else {
+                assert_eq!(r.status, "ok", "{:?}", r.error);
+            }
+        }
+        let _ = summary;
     }
 }

@@ -1,6 +1,6 @@
-//! Results back in run order: workers finish in any order, and a resumed run has some results already (stored
-//! by an earlier attempt). Both jobs that stream results (the run job and the red team) hand them on in index
-//! order through [`InOrder`].
+//! The ordered worker pool every job that streams results runs on ([`run_ordered`]: the run job and the red
+//! team), and its parts: results back in run order ([`InOrder`]: workers finish in any order, and a resumed run has
+//! some results already, stored by an earlier attempt), and shards of a plan.
 
 use std::collections::BTreeMap;
 
@@ -49,6 +49,96 @@ impl<'a, T> InOrder<'a, T> {
     }
 }
 
+/// How a job's items are run: by how many workers, handed out how many at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolConfig {
+    /// Worker threads (at least 1; never more than there are items).
+    pub workers: usize,
+    /// Items a worker takes at once and hands back together (one channel round trip per chunk); 0 picks a size
+    /// from the number of items and workers.
+    pub chunk: usize,
+}
+
+/// The message of a caught panic.
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
+}
+
+/// Runs items `0..total` (those not `done`) on a pool of workers and hands every result to `sink` in index
+/// order, loading the `done` ones with `load` when their turn comes.
+///
+/// - `work(i)` computes item `i`; a panic inside it is caught and becomes `panicked(i, message)` — an errored
+///   result, never a lost one.
+/// - `sink` sees results in order; an error from it (or from `load`) stops handing out work, lets the workers
+///   finish what they hold (so none blocks), and is returned.
+pub fn run_ordered<R: Send>(
+    total: usize,
+    done: &[bool],
+    config: PoolConfig,
+    work: &(dyn Fn(usize) -> R + Sync),
+    panicked: &(dyn Fn(usize, String) -> R + Sync),
+    load: &mut dyn FnMut(usize) -> std::io::Result<R>,
+    sink: &mut dyn FnMut(R) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let todo: Vec<usize> = (0..total)
+        .filter(|&i| !done.get(i).copied().unwrap_or(false))
+        .collect();
+    let workers = config.workers.clamp(1, todo.len().max(1));
+    let chunk = if config.chunk == 0 {
+        (todo.len() / (workers * 8)).clamp(1, 32)
+    } else {
+        config.chunk
+    };
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(usize, R)>>(workers * 2);
+    let mut result = Ok(());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let (tx, todo, next) = (tx.clone(), &todo, &next);
+            scope.spawn(move || {
+                loop {
+                    let start = next.fetch_add(chunk, Ordering::Relaxed);
+                    if start >= todo.len() {
+                        break;
+                    }
+                    let end = (start + chunk).min(todo.len());
+                    let out: Vec<(usize, R)> = todo[start..end]
+                        .iter()
+                        .map(|&i| {
+                            let r =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(i)))
+                                    .unwrap_or_else(|p| panicked(i, panic_message(p.as_ref())));
+                            (i, r)
+                        })
+                        .collect();
+                    if tx.send(out).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut order = InOrder::new(total, done);
+        let mut rx = rx.into_iter();
+        let mut receive = || rx.next();
+        while let Some(r) = order.next(&mut receive, load) {
+            if let Err(e) = r.and_then(&mut *sink) {
+                result = Err(e);
+                // Stop handing out work; workers finish their current chunk.
+                next.store(todo.len(), Ordering::Relaxed);
+                break;
+            }
+        }
+        // After a failure, drain so that no worker blocks on a full channel.
+        for _ in rx {}
+    });
+    result
+}
+
 /// One of `of` interleaved parts of a job's plan (run or red team): the results whose index in the whole plan is
 /// `index` modulo `of`. Interleaving spreads every case, setting and target over the shards, so they take about as long.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -84,6 +174,68 @@ impl Shard {
     /// Whether this shard holds the whole plan's `global`-th result.
     pub fn holds(&self, global: usize) -> bool {
         global % self.of == self.index
+    }
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::*;
+
+    #[test]
+    fn results_come_in_order_panics_become_errors_and_done_items_are_loaded() {
+        let done = [false, true, false, false, false, false, false, false];
+        let mut seen = vec![];
+        run_ordered(
+            8,
+            &done,
+            PoolConfig {
+                workers: 3,
+                chunk: 1,
+            },
+            &|i| {
+                if i == 5 {
+                    panic!("item five");
+                }
+                format!("ran {i}")
+            },
+            &|i, why| format!("errored {i}: {why}"),
+            &mut |i| Ok(format!("loaded {i}")),
+            &mut |r| {
+                seen.push(r);
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(seen[0], "ran 0");
+        assert_eq!(seen[1], "loaded 1");
+        assert_eq!(seen[5], "errored 5: item five");
+        assert_eq!(seen.len(), 8);
+    }
+
+    #[test]
+    fn a_sink_error_stops_the_pool_and_is_returned() {
+        let mut n = 0;
+        let r = run_ordered(
+            1000,
+            &[],
+            PoolConfig {
+                workers: 2,
+                chunk: 4,
+            },
+            &|i| i,
+            &|i, _| i,
+            &mut |i| Ok(i),
+            &mut |_| {
+                n += 1;
+                if n == 10 {
+                    Err(std::io::Error::other("disk full"))
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(r.map_err(|e| e.to_string()), Err("disk full".to_string()));
+        assert_eq!(n, 10);
     }
 }
 

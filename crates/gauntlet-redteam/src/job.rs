@@ -8,8 +8,6 @@ use gauntlet_judge::redteam::{Case, JudgeModel, RtJudgement, RtOutcome, judge};
 use gauntlet_world::World;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 
 /// What to run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -284,64 +282,58 @@ pub fn run(
         Some(r) => (r.done, Some(r.load)),
         None => (&[][..], None),
     };
-    let is_done = |i: usize| done.get(i).copied().unwrap_or(false);
-    let todo: Vec<usize> = (0..total).filter(|&i| !is_done(i)).collect();
-    let next = AtomicUsize::new(0);
-    let workers = config.concurrency.clamp(1, todo.len().max(1));
-    let (tx, rx) = mpsc::sync_channel::<RtCase>(workers * 4);
     let mut report = Report::default();
-    let mut sink_result = Ok(());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let (plan, next, todo) = (&plan, &next, &todo);
-            scope.spawn(move || {
-                loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&i) = todo.get(k) else { break };
-                    let p = &plan[i];
-                    if tx
-                        .send(run_case(i, p, targets, config, judge_model, attacker))
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        // In plan order: cases just run, and cases an earlier attempt finished (loaded when their turn comes).
-        let mut order = gauntlet_core::order::InOrder::new(total, done);
-        let mut rx = rx.into_iter();
-        let mut receive = || rx.next().map(|c| vec![(c.index, c)]);
-        let mut load_done = |i: usize| match load.as_mut() {
-            Some(load) => load(i),
-            None => Err(std::io::Error::other("no resume source")),
-        };
-        while let Some(c) = order.next(&mut receive, &mut load_done) {
-            let c = match c {
-                Ok(c) => c,
-                Err(e) => {
-                    if sink_result.is_ok() {
-                        sink_result = Err(e);
-                    }
-                    next.store(todo.len(), Ordering::Relaxed);
-                    break;
-                }
-            };
+    let mut load_done = |i: usize| match load.as_mut() {
+        Some(load) => load(i),
+        None => Err(std::io::Error::other("no resume source")),
+    };
+    // One case at a time per worker (a case may wait on a model); a panic in one case is recorded as an errored
+    // case, never lost and never a pass.
+    gauntlet_core::order::run_ordered(
+        total,
+        done,
+        gauntlet_core::order::PoolConfig {
+            workers: config.concurrency,
+            chunk: 1,
+        },
+        &|i| run_case(i, &plan[i], targets, config, judge_model, attacker),
+        &|i, why| errored_case(i, &plan[i], targets, format!("internal error: {why}")),
+        &mut load_done,
+        &mut |c: RtCase| {
             report.add(catalogue, &c);
-            if sink_result.is_ok() {
-                sink_result = sink(&c);
-                if sink_result.is_err() {
-                    next.store(todo.len(), Ordering::Relaxed);
-                }
-            }
-        }
-        // After a failure, let the workers finish (they take no new cases) so none blocks on the channel.
-        for _ in rx {}
-    });
-    sink_result?;
+            sink(&c)
+        },
+    )?;
     Ok(report)
+}
+
+/// The record of a case that could not run (a panic in it): errored, with the reason, never judged.
+fn errored_case(index: usize, p: &Planned<'_>, targets: &[Box<dyn Target>], why: String) -> RtCase {
+    let st = &p.vuln.subtypes[p.subtype];
+    let seed = st.seeds.get(p.seed).cloned().unwrap_or_default();
+    RtCase {
+        index,
+        target: targets[p.target].name().to_string(),
+        vulnerability: p.vuln.id.clone(),
+        subtype: st.id.clone(),
+        attack: p.attack.clone(),
+        attack_changed_input: false,
+        attack_fallback: None,
+        turns: Vec::new(),
+        seed_source: "catalogue".into(),
+        seed_fallback: None,
+        input: seed.clone(),
+        seed,
+        output: String::new(),
+        tool_calls: Vec::new(),
+        judgement: RtJudgement {
+            outcome: RtOutcome::Error,
+            score: None,
+            reason: why.clone(),
+            judged_by: "none".into(),
+        },
+        error: Some(why),
+    }
 }
 
 fn run_case(
@@ -439,5 +431,89 @@ fn run_case(
         tool_calls: events,
         judgement,
         error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gauntlet_agents::{Agent, AgentError};
+    use gauntlet_gateway::Gateway;
+
+    /// A target whose agent panics on every message that mentions a digit, and answers a refusal otherwise.
+    struct Fragile;
+    struct FragileAgent;
+
+    impl Agent for FragileAgent {
+        fn respond(&mut self, user: &str, _gateway: &mut Gateway) -> Result<String, AgentError> {
+            if user.chars().any(|c| c.is_ascii_digit()) {
+                panic!("the agent fell over on {user:?}");
+            }
+            Ok("I can't help with that.".into())
+        }
+    }
+
+    impl Target for Fragile {
+        fn name(&self) -> &str {
+            "fragile"
+        }
+        fn start(&self, _calibration: &Calibration) -> Box<dyn Agent> {
+            Box::new(FragileAgent)
+        }
+    }
+
+    /// A case whose target panics is recorded as errored with the panic's message, in order, and the run goes
+    /// on: it is never lost, never judged and never a pass.
+    #[test]
+    fn a_panicking_case_is_an_errored_case_and_the_run_goes_on() {
+        let catalogue = crate::catalog::builtin().unwrap_or_else(|e| panic!("{e:?}"));
+        let vulns: Vec<Vulnerability> = catalogue.vulnerabilities.iter().take(3).cloned().collect();
+        let targets: Vec<Box<dyn Target>> = vec![Box::new(Fragile)];
+        let config = RedTeamConfig {
+            attacks: vec!["none".into(), "leetspeak".into()],
+            seeds_per_subtype: 2,
+            seed: 1,
+            multi_turn: Default::default(),
+            concurrency: 3,
+            shard: None,
+        };
+        let mut seen = vec![];
+        let report = run(
+            &catalogue,
+            &vulns,
+            &targets,
+            &config,
+            None,
+            None,
+            &mut |c| {
+                seen.push(c.clone());
+                Ok(())
+            },
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(seen.len(), plan_len(&vulns, 1, &config));
+        assert!(
+            seen.iter().enumerate().all(|(i, c)| c.index == i),
+            "in order"
+        );
+        let errored: Vec<&RtCase> = seen.iter().filter(|c| c.error.is_some()).collect();
+        assert!(!errored.is_empty(), "leetspeak puts digits in every seed");
+        for c in &errored {
+            assert_eq!(c.judgement.outcome, RtOutcome::Error);
+            assert!(
+                c.error
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("the agent fell over"),
+                "{:?}",
+                c.error
+            );
+        }
+        assert_eq!(report.overall.errored, errored.len() as u64);
+        assert!(
+            seen.iter().any(|c| c.error.is_none()),
+            "the other cases still ran"
+        );
     }
 }
