@@ -271,7 +271,11 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
             w.episode(&record)?;
             w.commit()?;
         }
-        st.finish_run(&id, "complete", Some(&serde_json::to_value(sum.finish())?))?;
+        st.finish_run(
+            &id,
+            gauntlet_store::RunStatus::Complete,
+            Some(&serde_json::to_value(sum.finish())?),
+        )?;
         eprintln!(
             "gauntlet gateway: session recorded as run {id} in {} (gauntlet report {id} --format html)",
             a.store.path.display()

@@ -784,7 +784,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             if let (Some(st), Some(id)) = (&store, &run_id) {
                 // The run's error is what matters; a ledger that cannot be saved must not hide it.
                 let _ = models.save_ledger(st, id);
-                st.finish_run(id, "failed", None)?;
+                st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
             }
             return Err(e).context(match &a.json {
                 Some(p) => format!("writing {}", p.display()),
@@ -798,7 +798,11 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     }
     if let (Some(st), Some(id)) = (&store, &run_id) {
         models.save_ledger(st, id)?;
-        st.finish_run(id, "complete", Some(&serde_json::to_value(&summary)?))?;
+        st.finish_run(
+            id,
+            gauntlet_store::RunStatus::Complete,
+            Some(&serde_json::to_value(&summary)?),
+        )?;
     }
     let elapsed = started.elapsed();
     print_run(&mut std::io::stdout().lock(), &header, &summary)?;
@@ -1619,7 +1623,7 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                     if let Some((st, id)) = &recorded {
                         // The run's error is what matters; a ledger that cannot be saved must not hide it.
                         let _ = models.save_ledger(st, id);
-                        st.finish_run(id, "failed", None)?;
+                        st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
                     }
                     models.report();
                     return Err(e);
@@ -1747,7 +1751,7 @@ fn privilege_report(
     }
     if let Some((st, id)) = store {
         models.save_ledger(st, id)?;
-        st.finish_run(id, "complete", Some(&doc))?;
+        st.finish_run(id, gauntlet_store::RunStatus::Complete, Some(&doc))?;
     }
     models.report();
     Ok(gate_exit(
@@ -2238,7 +2242,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             if let (Some(st), Some(id)) = (&store, &run_id) {
                 // The run's error is what matters; a ledger that cannot be saved must not hide it.
                 let _ = models.save_ledger(st, id);
-                st.finish_run(id, "failed", None)?;
+                st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
             }
             return Err(e.into());
         }
@@ -2246,7 +2250,11 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     report.simulator = simulated;
     if let (Some(st), Some(id)) = (&store, &run_id) {
         models.save_ledger(st, id)?;
-        st.finish_run(id, "complete", Some(&serde_json::to_value(&report)?))?;
+        st.finish_run(
+            id,
+            gauntlet_store::RunStatus::Complete,
+            Some(&serde_json::to_value(&report)?),
+        )?;
     }
     if let Some(mut w) = writer {
         write!(w, "\n],\"report\":")?;

@@ -154,7 +154,7 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
             for (model, counters) in st.ledger(&id)? {
                 writeln!(out, "model {model}: {counters}")?;
             }
-            if r.status != "complete" {
+            if r.status != gauntlet_store::RunStatus::Complete.as_str() {
                 writeln!(
                     out,
                     "not complete: `gauntlet {} --resume {}` continues it",
@@ -593,7 +593,7 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
         }
         w.commit()?;
         if let Some(e) = eps.error {
-            st.finish_run(&new_id, "failed", None)?;
+            st.finish_run(&new_id, gauntlet_store::RunStatus::Failed, None)?;
             return Err(e.into());
         }
     }
@@ -601,7 +601,11 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
     let complete = n == info.total;
     st.finish_run(
         &new_id,
-        if complete { "complete" } else { "failed" },
+        if complete {
+            gauntlet_store::RunStatus::Complete
+        } else {
+            gauntlet_store::RunStatus::Failed
+        },
         complete
             .then(|| serde_json::to_value(&summary))
             .transpose()?
@@ -716,7 +720,11 @@ fn replay_redteam(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<Exit
         .as_ref()
         .and_then(|s| s.get("simulator").cloned())
         .and_then(|v| serde_json::from_value(v).ok());
-    st.finish_run(&new_id, "complete", Some(&serde_json::to_value(&report)?))?;
+    st.finish_run(
+        &new_id,
+        gauntlet_store::RunStatus::Complete,
+        Some(&serde_json::to_value(&report)?),
+    )?;
     let mut out = std::io::stdout().lock();
     let head = strip_stored(&info.header);
     let framework = info.args.get("framework").and_then(|f| f.as_str());
@@ -806,7 +814,7 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
                 info.id
             )
         })?;
-    if info.status != "complete" {
+    if info.status != gauntlet_store::RunStatus::Complete.as_str() {
         bail!(
             "{spec}: shard {}/{} (run {}) is {} ({}/{} results): finish it with `gauntlet {} --resume {} --store {path}`",
             shard.index,
@@ -1008,7 +1016,11 @@ fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String
     }
     merge_ledgers(st, &shards, &id)?;
     let summary = sum.finish();
-    st.finish_run(&id, "complete", Some(&serde_json::to_value(&summary)?))?;
+    st.finish_run(
+        &id,
+        gauntlet_store::RunStatus::Complete,
+        Some(&serde_json::to_value(&summary)?),
+    )?;
     print_run(out, &header, &summary)?;
     Ok(id)
 }
@@ -1098,7 +1110,11 @@ fn merge_redteam(
         return Err(e);
     }
     merge_ledgers(st, shards, &id)?;
-    st.finish_run(&id, "complete", Some(&serde_json::to_value(&report)?))?;
+    st.finish_run(
+        &id,
+        gauntlet_store::RunStatus::Complete,
+        Some(&serde_json::to_value(&report)?),
+    )?;
     let framework = args.get("framework").and_then(|f| f.as_str());
     print_redteam(out, &strip_stored(header), framework, &report)?;
     Ok(id)

@@ -162,6 +162,28 @@ pub enum StoreError {
 /// Results of this module.
 pub type Result<T> = std::result::Result<T, StoreError>;
 
+/// How a run ended (or that it has not), as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Started and not finished (or killed).
+    Running,
+    /// Every planned result is recorded.
+    Complete,
+    /// Stopped by an error; what was recorded stays.
+    Failed,
+}
+
+impl RunStatus {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
 /// A job's kind, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
@@ -346,10 +368,10 @@ impl Store {
     }
 
     /// Marks a run `complete` (with its summary) or `failed`.
-    pub fn finish_run(&self, id: &str, status: &str, summary: Option<&Value>) -> Result<()> {
+    pub fn finish_run(&self, id: &str, status: RunStatus, summary: Option<&Value>) -> Result<()> {
         let r = self.conn.execute(
             "UPDATE runs SET status = ?2, updated = ?3, summary = ?4 WHERE id = ?1",
-            params![id, status, now(), summary.map(Value::to_string)],
+            params![id, status.as_str(), now(), summary.map(Value::to_string)],
         );
         if self.sql(r)? == 0 {
             return Err(StoreError::NoSuchRun(id.into()));
@@ -951,8 +973,12 @@ mod tests {
         assert_eq!(s.done(&b, 2).ok(), Some(vec![false, true]));
         assert_eq!(s.runs().map(|r| r.len()).ok(), Some(2));
         assert_eq!(s.run(&b).map(|r| r.done).ok(), Some(1));
-        s.finish_run(&b, "complete", Some(&serde_json::json!({"ok": true})))
-            .unwrap_or_else(|e| panic!("{e}"));
+        s.finish_run(
+            &b,
+            RunStatus::Complete,
+            Some(&serde_json::json!({"ok": true})),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             s.run(&b).map(|r| r.status).ok().as_deref(),
             Some("complete")
