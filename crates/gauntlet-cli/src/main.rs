@@ -897,14 +897,28 @@ fn gate_exit(
         eprintln!("gate {r}");
     }
     if results.iter().any(|r| r.failed) {
-        ExitCode::from(GATE_FAILED)
+        ExitStatus::GateFailed.into()
     } else {
         ExitCode::SUCCESS
     }
 }
 
-/// The exit code of a run whose `--fail-on` gate failed.
-const GATE_FAILED: u8 = 3;
+/// Gauntlet's exit codes, the same for every job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ExitStatus {
+    /// Some episode or case errored (without `--ignore-errors`).
+    Errored = 1,
+    /// The command could not run: bad arguments or input, an unreachable store, a failed job.
+    Failed = 2,
+    /// A `--fail-on` gate failed.
+    GateFailed = 3,
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(s: ExitStatus) -> ExitCode {
+        ExitCode::from(s as u8)
+    }
+}
 
 /// Stores each episode a run produces (skipping those an earlier attempt stored).
 struct StoreSink<'a> {
@@ -2283,7 +2297,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::redteam_metrics(&report));
     Ok(if o.errored > 0 && !a.ignore_errors {
-        ExitCode::from(1)
+        ExitStatus::Errored.into()
     } else {
         gated
     })
@@ -2491,7 +2505,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            ExitStatus::Failed.into()
         }
     }
 }
