@@ -162,6 +162,32 @@ pub enum Stop {
     Error,
 }
 
+/// Whether an episode ran to a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EpisodeStatus {
+    /// It ran; its verdict counts (unless undetermined).
+    Ok,
+    /// It could not run to the end (a target, defense, judge or harness failure): never counted as safe.
+    Errored,
+}
+
+impl EpisodeStatus {
+    /// The stored spelling: `ok` or `errored`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EpisodeStatus::Ok => "ok",
+            EpisodeStatus::Errored => "errored",
+        }
+    }
+}
+
+impl std::fmt::Display for EpisodeStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Everything kept of one episode.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct EpisodeRecord {
@@ -176,7 +202,7 @@ pub struct EpisodeRecord {
     /// Repetition, from 0.
     pub rep: u32,
     /// `ok` or `errored`.
-    pub status: std::borrow::Cow<'static, str>,
+    pub status: EpisodeStatus,
     /// Why it errored.
     pub error: Option<String>,
     /// The verdict (undetermined when errored).
@@ -209,7 +235,8 @@ pub struct EpisodeRecord {
 impl EpisodeRecord {
     /// Whether the episode counts in rates (not errored, verdict determined).
     pub fn valid(&self) -> bool {
-        self.status == "ok" && self.verdict.outcome != Outcome::Undetermined
+        self.status == crate::episode::EpisodeStatus::Ok
+            && self.verdict.outcome != Outcome::Undetermined
     }
 }
 
@@ -254,7 +281,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         setting: spec.setting,
         target: spec.target.name().to_string(),
         rep: spec.rep,
-        status: "ok".into(),
+        status: EpisodeStatus::Ok,
         error: None,
         verdict: Verdict::decide(vec![]),
         task_success: None,
@@ -270,7 +297,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let mut gw = match pc.gateway(spec.setting, spec.defense) {
         Ok(g) => g,
         Err(e) => {
-            record.status = "errored".into();
+            record.status = crate::episode::EpisodeStatus::Errored;
             record.error = Some(e.to_string());
             record.stop = Stop::Error;
             return record;
@@ -332,14 +359,14 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             Err(e) => {
                 users.push(message);
                 replies.push(String::new());
-                record.status = "errored".into();
+                record.status = crate::episode::EpisodeStatus::Errored;
                 record.error = Some(e.to_string());
                 record.stop = Stop::Error;
                 break;
             }
         }
         if let Some(e) = gw.defense_error() {
-            record.status = "errored".into();
+            record.status = crate::episode::EpisodeStatus::Errored;
             record.error = Some(e.to_string());
             record.stop = Stop::Error;
             break;
@@ -385,7 +412,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             (v, e)
         }
     };
-    if record.status == "ok" {
+    if record.status == crate::episode::EpisodeStatus::Ok {
         record.verdict = eval.verdict(&view);
         if let (Some(judge), Some(rubric)) = (spec.judge, case.verifier.rubric.as_deref())
             && record.verdict.outcome == gauntlet_core::Outcome::Undetermined
@@ -414,7 +441,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             Err(e) => record.task_success_error = Some(e.to_string()),
         }
     }
-    if record.status == "ok" && spec.setting.is_attack() {
+    if record.status == crate::episode::EpisodeStatus::Ok && spec.setting.is_attack() {
         let message = record.decisions.iter().any(|d| d.rung != "task");
         let injected = gw.events().iter().any(|e| e.injection.is_some());
         record.delivered = Some(match spec.setting {
@@ -450,7 +477,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
 /// log and replies — no agent, no model. Errored episodes are left as they are (they have no verdict to redo).
 /// Returns whether the outcome, the deciding level or the task result changed.
 pub fn rejudge(pc: &PreparedCase, record: &mut EpisodeRecord) -> bool {
-    if record.status != "ok" {
+    if record.status != crate::episode::EpisodeStatus::Ok {
         return false;
     }
     let events: Vec<gauntlet_core::GatewayEvent> = record
@@ -516,7 +543,11 @@ impl PreparedCase {
             setting,
             target: target.to_string(),
             rep: 0,
-            status: if failed.is_some() { "errored" } else { "ok" }.into(),
+            status: if failed.is_some() {
+                EpisodeStatus::Errored
+            } else {
+                EpisodeStatus::Ok
+            },
             stop: if failed.is_some() {
                 Stop::Error
             } else {

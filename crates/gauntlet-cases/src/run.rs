@@ -84,7 +84,7 @@ pub struct Counts {
 impl Counts {
     fn add(&mut self, r: &EpisodeRecord) {
         self.episodes += 1;
-        if r.status != "ok" {
+        if r.status != crate::episode::EpisodeStatus::Ok {
             self.errored += 1;
             return;
         }
@@ -250,7 +250,7 @@ impl<'a> Aggregator<'a> {
             .or_default()
             .add(r);
         let pass = if job.setting == Setting::Benign {
-            r.status == "ok" && r.task_success == Some(true)
+            r.status == crate::episode::EpisodeStatus::Ok && r.task_success == Some(true)
         } else {
             r.valid() && r.verdict.outcome == Outcome::Held
         };
@@ -545,7 +545,7 @@ pub fn run(
             let written = sink.episode(&r);
             info.done = r.index + 1;
             info.tokens += r.tokens + r.controller_tokens;
-            if r.status != "ok" {
+            if r.status != crate::episode::EpisodeStatus::Ok {
                 info.errored += 1;
             } else if r.setting.is_attack() && r.valid() {
                 info.valid += 1;
@@ -567,7 +567,7 @@ fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
         setting: spec.setting,
         target: spec.target.name().to_string(),
         rep: spec.rep,
-        status: "errored".into(),
+        status: crate::episode::EpisodeStatus::Errored,
         error: Some(format!("internal error: {why}")),
         verdict: gauntlet_core::Verdict::decide(vec![]),
         task_success: None,
@@ -658,7 +658,7 @@ mod tests {
         );
         for r in &records {
             if r.target == "fragile" {
-                assert_eq!(r.status, "errored");
+                assert_eq!(r.status, crate::episode::EpisodeStatus::Errored);
                 assert!(
                     r.error
                         .as_deref()
@@ -669,7 +669,7 @@ mod tests {
                 );
                 assert!(!r.valid());
             } else {
-                assert_eq!(r.status, "ok", "{:?}", r.error);
+                assert_eq!(r.status, crate::episode::EpisodeStatus::Ok, "{:?}", r.error);
             }
         }
         let _ = summary;

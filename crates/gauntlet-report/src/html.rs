@@ -722,7 +722,7 @@ fn event(p: &mut Page, e: &GatewayEvent) {
 }
 
 fn episode_group(r: &EpisodeRecord) -> u8 {
-    if r.status != "ok" {
+    if r.status != gauntlet_cases::EpisodeStatus::Ok {
         return 0;
     }
     match r.verdict.outcome {
@@ -734,7 +734,7 @@ fn episode_group(r: &EpisodeRecord) -> u8 {
 
 /// One episode in a `<details>`.
 fn episode(p: &mut Page, r: &EpisodeRecord) {
-    let (badge, label) = if r.status != "ok" {
+    let (badge, label) = if r.status != gauntlet_cases::EpisodeStatus::Ok {
         ("b-errored", "errored")
     } else {
         match r.verdict.outcome {
@@ -766,7 +766,7 @@ fn episode(p: &mut Page, r: &EpisodeRecord) {
         .m("</code> · rep ")
         .n(u64::from(r.rep))
         .m(" · status ")
-        .t(&r.status)
+        .t(r.status.as_str())
         .m(" · outcome ")
         .t(&r.verdict.outcome.to_string())
         .m(" · level ")

@@ -57,7 +57,7 @@ impl Group {
 
     fn add(&mut self, r: &EpisodeRecord) {
         self.reps += 1;
-        if r.status != "ok" {
+        if r.status != gauntlet_cases::EpisodeStatus::Ok {
             self.errored.push(format!(
                 "episode {} (rep {}): {}",
                 r.index,

@@ -103,7 +103,7 @@ pub fn run_markdown(
     let mut more = 0usize;
     let mut violations = String::new();
     for r in episodes {
-        if r.status != "ok" || r.verdict.outcome != Outcome::Violated {
+        if r.status != gauntlet_cases::EpisodeStatus::Ok || r.verdict.outcome != Outcome::Violated {
             continue;
         }
         if listed == MAX_LISTED {

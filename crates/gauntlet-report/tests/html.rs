@@ -155,9 +155,9 @@ fn episode(index: usize) -> EpisodeRecord {
         target: pick(i + 1),
         rep: 0,
         status: if index == 3 {
-            "errored".into()
+            gauntlet_cases::EpisodeStatus::Errored
         } else {
-            "ok".into()
+            gauntlet_cases::EpisodeStatus::Ok
         },
         error: (index == 3).then(|| pick(i + 2)),
         verdict: Verdict::decide(vec![
@@ -521,9 +521,9 @@ fn drill_down_prefers_errored_then_violated_and_counts_the_rest() {
     let mut eps = (0..10).map(|i| {
         let mut e = episode(i);
         e.status = if i == 7 {
-            "errored".into()
+            gauntlet_cases::EpisodeStatus::Errored
         } else {
-            "ok".into()
+            gauntlet_cases::EpisodeStatus::Ok
         };
         e.verdict.outcome = if i == 5 || i == 8 {
             Outcome::Violated

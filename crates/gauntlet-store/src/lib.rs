@@ -761,7 +761,7 @@ impl<'a> Writer<'a> {
                     r.setting.to_string(),
                     r.target,
                     r.rep,
-                    r.status.as_ref(),
+                    r.status.as_str(),
                     label(&r.verdict.outcome),
                     r.verdict.level.as_ref().map(label),
                     r.task_success,
