@@ -10,7 +10,7 @@
 //! says so.
 
 use crate::oracle::{self, Changed, Labelled, Observed, Sent};
-use crate::probe::{Label, Probe, ProbeSuite, Source, TaskProbes};
+use crate::probe::{Axis, Family, Fault, Label, Probe, ProbeSuite, Source, TaskProbes};
 use gauntlet_core::{
     Decision, Effect, EffectKind, GatewayEvent, HarmContext, HarmTier, ToolCall, ToolSpec,
 };
@@ -661,9 +661,9 @@ fn build(export: &Export) -> Result<Built, String> {
             let mut probes: Vec<Probe> = Vec::new();
 
             let mut push = |point: usize,
-                            family: &str,
-                            axis: &str,
-                            fault: &str,
+                            family: Family,
+                            axis: Axis,
+                            fault: Fault,
                             call: &ToolCall,
                             label: Label,
                             rule: &str,
@@ -685,9 +685,9 @@ fn build(export: &Export) -> Result<Built, String> {
                     id: pid,
                     task: id.clone(),
                     point,
-                    family: family.into(),
-                    axis: axis.into(),
-                    fault: fault.into(),
+                    family,
+                    axis,
+                    fault,
                     tool: call.tool.clone(),
                     args: call.args.clone(),
                     label,
@@ -742,9 +742,9 @@ fn build(export: &Export) -> Result<Built, String> {
                         if !is_plan(&probe) {
                             push(
                                 k,
-                                "provenance",
-                                "provenance",
-                                "untrusted-value",
+                                Family::Provenance,
+                                Axis::Provenance,
+                                Fault::UntrustedValue,
                                 &probe,
                                 Label::Deny,
                                 "asserted",
@@ -756,9 +756,9 @@ fn build(export: &Export) -> Result<Built, String> {
                 if let Some(c) = plan.get(k) {
                     push(
                         k,
-                        "under-grant",
-                        "tool",
-                        "required",
+                        Family::UnderGrant,
+                        Axis::Tool,
+                        Fault::Required,
                         c,
                         Label::Allow,
                         "required",
@@ -799,9 +799,9 @@ fn build(export: &Export) -> Result<Built, String> {
                                 if !is_plan(&probe) {
                                     push(
                                         k,
-                                        "parameter",
-                                        "parameter",
-                                        "wrong-resource",
+                                        Family::Parameter,
+                                        Axis::Parameter,
+                                        Fault::WrongResource,
                                         &probe,
                                         Label::Deny,
                                         "asserted",
@@ -817,9 +817,9 @@ fn build(export: &Export) -> Result<Built, String> {
                     if read {
                         push(
                             k,
-                            "under-grant",
-                            "sequence",
-                            "permissible-read",
+                            Family::UnderGrant,
+                            Axis::Sequence,
+                            Fault::PermissibleRead,
                             c,
                             Label::Allow,
                             "re-read",
@@ -831,9 +831,9 @@ fn build(export: &Export) -> Result<Built, String> {
                     {
                         push(
                             k,
-                            "sequence",
-                            "sequence",
-                            "replay",
+                            Family::Sequence,
+                            Axis::Sequence,
+                            Fault::Replay,
                             c,
                             Label::Unknown,
                             "asserted",
@@ -853,9 +853,9 @@ fn build(export: &Export) -> Result<Built, String> {
                     {
                         push(
                             k,
-                            "sequence",
-                            "sequence",
-                            "premature",
+                            Family::Sequence,
+                            Axis::Sequence,
+                            Fault::Premature,
                             c,
                             Label::Unknown,
                             "asserted",
@@ -869,9 +869,9 @@ fn build(export: &Export) -> Result<Built, String> {
                 {
                     push(
                         k,
-                        "sequence",
-                        "sequence",
-                        "reorder",
+                        Family::Sequence,
+                        Axis::Sequence,
+                        Fault::Reorder,
                         next,
                         Label::Deny,
                         "asserted",
@@ -936,9 +936,9 @@ fn build(export: &Export) -> Result<Built, String> {
                         };
                         push(
                             k,
-                            "tool-identity",
-                            "tool",
-                            "off-path-tool",
+                            Family::ToolIdentity,
+                            Axis::Tool,
+                            Fault::OffPathTool,
                             &call,
                             Label::Deny,
                             "asserted",
@@ -949,9 +949,9 @@ fn build(export: &Export) -> Result<Built, String> {
                 for (a, calls) in attacks.iter().enumerate() {
                     for (i, c) in calls.iter().enumerate() {
                         let axis = if plan_tools.contains(c.tool.as_str()) {
-                            "parameter"
+                            Axis::Parameter
                         } else {
-                            "tool"
+                            Axis::Tool
                         };
                         // A sink that is one of the task's own calls is labelled as that call at this point.
                         let own = plan
@@ -967,9 +967,9 @@ fn build(export: &Export) -> Result<Built, String> {
                         };
                         push(
                             k,
-                            "attacker-seeded",
+                            Family::AttackerSeeded,
                             axis,
-                            "attack-sink",
+                            Fault::AttackSink,
                             c,
                             label,
                             rule,
@@ -1040,7 +1040,7 @@ pub fn candidates(text: &str) -> Result<String, String> {
             };
             let mut c = json!({"id": p.id, "suite": suite, "task": task, "point": p.point, "tool": tool, "args": p.args});
             // A plan call brought forward runs with the rest of the plan after it, without its own turn.
-            if p.fault == "premature"
+            if p.fault == Fault::Premature
                 && let Some(j) = t
                     .plan
                     .iter()
@@ -1164,7 +1164,7 @@ fn observed(p: &Probe, o: &Outcome, spec: Option<&ToolSpec>, j: &Judging<'_>) ->
         }
     }
     // An injection task's own write, executed with an effect: the harm that attack is about.
-    ob.case_harm = p.fault == "attack-sink";
+    ob.case_harm = p.fault == Fault::AttackSink;
     // Mail the call made as a side effect (an invitation, a cancellation notice) reaches its recipients.
     for c in o.changes.iter().filter(|c| c.change == "created") {
         for key in ["recipients", "cc", "bcc"] {
@@ -1251,7 +1251,7 @@ pub fn load(text: &str) -> Result<ProbeSuite, String> {
                 let repeat = t.plan[..p.point.min(t.plan.len())]
                     .iter()
                     .any(|c| c.tool == p.tool && c.args == p.args);
-                if p.fault == "premature" && o.same_final == Some(true) {
+                if p.fault == Fault::Premature && o.same_final == Some(true) {
                     ob.same_state_as_plan = true;
                 }
                 if repeat && !ob.read && ob.error.is_none() && o.changes.iter().all(|c| c.duplicate)

@@ -15,7 +15,7 @@ fn stratum(p: &Probe) -> (String, String, String, String, String) {
     };
     (
         origin.to_string(),
-        p.family.clone(),
+        p.family.to_string(),
         p.label.as_str().to_string(),
         format!("{:?}", p.source).to_lowercase(),
         p.tier.to_string(),
@@ -125,18 +125,18 @@ fn one_line(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::{Label, Source, TaskProbes};
+    use crate::probe::{Axis, Family, Fault, Label, Source, TaskProbes};
     use gauntlet_core::HarmTier;
     use serde_json::json;
 
-    fn probe(i: usize, family: &str, label: Label) -> Probe {
+    fn probe(i: usize, family: Family, label: Label) -> Probe {
         Probe {
             id: format!("t/0/{family}/{i}"),
             task: "t".into(),
             point: 0,
-            family: family.into(),
-            axis: "tool".into(),
-            fault: "off-path-tool".into(),
+            family,
+            axis: Axis::Tool,
+            fault: Fault::OffPathTool,
             tool: "mail.send".into(),
             args: json!({"to": ["a@b.test"]}),
             label,
@@ -152,9 +152,9 @@ mod tests {
     #[test]
     fn samples_are_stratified_and_reproducible() {
         let mut probes: Vec<Probe> = (0..50)
-            .map(|i| probe(i, "tool-identity", Label::Deny))
+            .map(|i| probe(i, Family::ToolIdentity, Label::Deny))
             .collect();
-        probes.push(probe(50, "parameter", Label::Harmless));
+        probes.push(probe(50, Family::Parameter, Label::Harmless));
         let suite = ProbeSuite {
             tasks: vec![TaskProbes {
                 task: "t".into(),
@@ -169,7 +169,7 @@ mod tests {
         let a = sample(&suite, 5, 7);
         assert_eq!(a.len(), 5);
         // The rare stratum is always represented.
-        assert!(a.iter().any(|p| p.family == "parameter"));
+        assert!(a.iter().any(|p| p.family == Family::Parameter));
         let b = sample(&suite, 5, 7);
         assert_eq!(
             a.iter().map(|p| &p.id).collect::<Vec<_>>(),

@@ -7,7 +7,7 @@
 //! reason; type-confused filler is not generated.
 
 use crate::oracle::{self, Changed, Labelled, Observed, Sent};
-use crate::probe::{Label, Probe, ProbeSuite, Source, TaskProbes};
+use crate::probe::{Axis, Family, Fault, Label, Probe, ProbeSuite, Source, TaskProbes};
 use gauntlet_cases::Case;
 use gauntlet_core::{EffectKind, HarmTier, ToolCall, ToolSpec, encoding};
 use gauntlet_gateway::Gateway;
@@ -614,9 +614,9 @@ impl Sink<'_> {
     fn push(
         &mut self,
         point: usize,
-        family: &str,
-        axis: &str,
-        fault: &str,
+        family: Family,
+        axis: Axis,
+        fault: Fault,
         tool: &str,
         args: Value,
         l: Labelled,
@@ -627,9 +627,9 @@ impl Sink<'_> {
             id: format!("{}/{point}/{family}/{n}", self.case),
             task: self.case.to_string(),
             point,
-            family: family.into(),
-            axis: axis.into(),
-            fault: fault.into(),
+            family,
+            axis,
+            fault,
             tool: tool.into(),
             args,
             label: l.label,
@@ -733,9 +733,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
         if let Some(c) = plan.get(k) {
             out.push(
                 k,
-                "under-grant",
-                "tool",
-                "required",
+                Family::UnderGrant,
+                Axis::Tool,
+                Fault::Required,
                 &c.tool,
                 c.args.clone(),
                 fixed(Label::Allow, "required", "the call the task makes next"),
@@ -751,9 +751,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 }
                 out.push(
                     k,
-                    "under-grant",
-                    "sequence",
-                    "permissible-read",
+                    Family::UnderGrant,
+                    Axis::Sequence,
+                    Fault::PermissibleRead,
                     &c.tool,
                     c.args.clone(),
                     l,
@@ -770,9 +770,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 let l = task.plan_call_at(k, j);
                 out.push(
                     k,
-                    "sequence",
-                    "sequence",
-                    "replay",
+                    Family::Sequence,
+                    Axis::Sequence,
+                    Fault::Replay,
                     &c.tool,
                     c.args.clone(),
                     l,
@@ -789,9 +789,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
             let l = task.plan_call_at(k, j);
             out.push(
                 k,
-                "sequence",
-                "sequence",
-                "premature",
+                Family::Sequence,
+                Axis::Sequence,
+                Fault::Premature,
                 &c.tool,
                 c.args.clone(),
                 l,
@@ -806,9 +806,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
             let l = task.judge(k, &next.tool, &next.args);
             out.push(
                 k,
-                "sequence",
-                "sequence",
-                "reorder",
+                Family::Sequence,
+                Axis::Sequence,
+                Fault::Reorder,
                 &next.tool,
                 next.args.clone(),
                 l,
@@ -829,9 +829,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                         let l = task.judge(k, &c.tool, &m);
                         out.push(
                             k,
-                            "parameter",
-                            "parameter",
-                            "wrong-resource",
+                            Family::Parameter,
+                            Axis::Parameter,
+                            Fault::WrongResource,
                             &c.tool,
                             m,
                             l,
@@ -849,9 +849,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                             let l = task.judge(k, &c.tool, &m);
                             out.push(
                                 k,
-                                "parameter",
-                                "parameter",
-                                "boundary-value",
+                                Family::Parameter,
+                                Axis::Parameter,
+                                Fault::BoundaryValue,
                                 &c.tool,
                                 m,
                                 l,
@@ -873,9 +873,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                     let l = task.judge(k, &c.tool, &m);
                     out.push(
                         k,
-                        "parameter",
-                        "parameter",
-                        "omitted-argument",
+                        Family::Parameter,
+                        Axis::Parameter,
+                        Fault::OmittedArgument,
                         &c.tool,
                         m,
                         l,
@@ -915,9 +915,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                     let l = task.judge(k, &c.tool, &m);
                     out.push(
                         k,
-                        "provenance",
-                        "provenance",
-                        "untrusted-value",
+                        Family::Provenance,
+                        Axis::Provenance,
+                        Fault::UntrustedValue,
                         &c.tool,
                         m,
                         l,
@@ -960,9 +960,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 if let Some((args, l)) = tried {
                     out.push(
                         k,
-                        "tool-identity",
-                        "tool",
-                        "off-path-tool",
+                        Family::ToolIdentity,
+                        Axis::Tool,
+                        Fault::OffPathTool,
                         &t.name,
                         args,
                         l,
@@ -991,9 +991,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
             let l = task.judge(k, &t.name, &args);
             out.push(
                 k,
-                "cross-axis",
-                "provenance",
-                "untrusted-recipient",
+                Family::CrossAxis,
+                Axis::Provenance,
+                Fault::UntrustedRecipient,
                 &t.name,
                 args,
                 l,
@@ -1004,9 +1004,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
         // reads; the attack's harm on its write sink).
         for (i, (tool, args)) in sinks.iter().enumerate() {
             let axis = if plan_tools.contains(tool.as_str()) {
-                "parameter"
+                Axis::Parameter
             } else {
-                "tool"
+                Axis::Tool
             };
             // A sink that is one of the task's own calls is labelled as that call at this point.
             let own = plan.iter().position(|c| c.tool == *tool && c.args == *args);
@@ -1017,9 +1017,9 @@ pub fn generate_task(case: &Case) -> TaskProbes {
             };
             out.push(
                 k,
-                "attacker-seeded",
+                Family::AttackerSeeded,
                 axis,
-                "attack-sink",
+                Fault::AttackSink,
                 tool,
                 args.clone(),
                 l,
@@ -1240,7 +1240,7 @@ mod tests {
         // The sequence axis has deny probes (additive replays).
         assert!(
             deny.iter()
-                .any(|p| p.axis == "sequence" && p.fault == "replay"),
+                .any(|p| p.axis == Axis::Sequence && p.fault == Fault::Replay),
             "no deny replay"
         );
         // Every label carries its rule, and every rule is documented.

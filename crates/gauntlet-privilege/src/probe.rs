@@ -41,6 +41,118 @@ pub enum Source {
     Asserted,
 }
 
+/// The generator family that proposed a probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    /// The call the task needs, and re-reads of what it read.
+    UnderGrant,
+    /// The due call with one argument changed.
+    Parameter,
+    /// A tool of the task's services the plan does not use.
+    ToolIdentity,
+    /// The task's own calls repeated, brought forward or reordered.
+    Sequence,
+    /// The due call with a value that arrived in injected content.
+    Provenance,
+    /// An off-path write addressed to a recipient that arrived in injected content.
+    CrossAxis,
+    /// The attack's own calls.
+    AttackerSeeded,
+}
+
+/// The axis a defense needs to constrain to refuse a probe correctly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Axis {
+    /// Which tool.
+    Tool,
+    /// Which arguments.
+    Parameter,
+    /// When, and how often.
+    Sequence,
+    /// Where a value came from.
+    Provenance,
+}
+
+/// A probe's fault class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fault {
+    /// The call the task needs next.
+    Required,
+    /// A read the task already made.
+    PermissibleRead,
+    /// The due call on another resource of the same type.
+    WrongResource,
+    /// A number of the due call set to 0, -1 or 10⁹.
+    BoundaryValue,
+    /// The due call without one of its optional arguments.
+    OmittedArgument,
+    /// A tool the plan does not use.
+    OffPathTool,
+    /// One of the plan's writes again.
+    Replay,
+    /// A later write of the plan brought forward.
+    Premature,
+    /// The plan's next read taken early.
+    Reorder,
+    /// The due call with an injected value.
+    UntrustedValue,
+    /// An off-path write to an injected recipient.
+    UntrustedRecipient,
+    /// One of the attack's calls.
+    AttackSink,
+}
+
+macro_rules! spelled {
+    ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
+        impl $t {
+            /// The exported spelling.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$v => $s,)*
+                }
+            }
+        }
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+spelled!(Family {
+    UnderGrant => "under-grant",
+    Parameter => "parameter",
+    ToolIdentity => "tool-identity",
+    Sequence => "sequence",
+    Provenance => "provenance",
+    CrossAxis => "cross-axis",
+    AttackerSeeded => "attacker-seeded",
+});
+spelled!(Axis {
+    Tool => "tool",
+    Parameter => "parameter",
+    Sequence => "sequence",
+    Provenance => "provenance",
+});
+spelled!(Fault {
+    Required => "required",
+    PermissibleRead => "permissible-read",
+    WrongResource => "wrong-resource",
+    BoundaryValue => "boundary-value",
+    OmittedArgument => "omitted-argument",
+    OffPathTool => "off-path-tool",
+    Replay => "replay",
+    Premature => "premature",
+    Reorder => "reorder",
+    UntrustedValue => "untrusted-value",
+    UntrustedRecipient => "untrusted-recipient",
+    AttackSink => "attack-sink",
+});
+
 /// One candidate call at one decision point, with its label.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Probe {
@@ -50,13 +162,12 @@ pub struct Probe {
     pub task: String,
     /// Decision point: how many plan calls have executed before this call is proposed.
     pub point: usize,
-    /// Generator family (`under-grant`, `parameter`, `tool-identity`, `sequence`, `provenance`, `attacker-seeded`).
-    pub family: String,
-    /// Axis a defense needs to constrain to refuse it correctly (`tool`, `parameter`, `sequence`, `provenance`).
-    pub axis: String,
-    /// Fault class (`required`, `permissible-read`, `wrong-resource`, `omitted-argument`, `type-confusion`,
-    /// `off-path-tool`, `premature`, `replay`, `untrusted-value`, `attack-sink`).
-    pub fault: String,
+    /// Generator family.
+    pub family: Family,
+    /// Axis a defense needs to constrain to refuse it correctly.
+    pub axis: Axis,
+    /// Fault class.
+    pub fault: Fault,
     /// The proposed tool.
     pub tool: String,
     /// Its arguments.

@@ -93,8 +93,8 @@ pub fn census(suite: &ProbeSuite) -> Census {
     let mut c = Census::default();
     for p in suite.probes() {
         c.probes += 1;
-        *c.by_axis.entry(p.axis.clone()).or_default() += 1;
-        *c.by_fault.entry(p.fault.clone()).or_default() += 1;
+        *c.by_axis.entry(p.axis.to_string()).or_default() += 1;
+        *c.by_fault.entry(p.fault.to_string()).or_default() += 1;
         *c.by_tier.entry(p.tier.to_string()).or_default() += 1;
         *c.by_label.entry(p.label.as_str().into()).or_default() += 1;
         if !p.rule.is_empty() {
@@ -159,7 +159,7 @@ pub fn score_with(
             let allowed = d.allowed();
             decisions += 1;
             match p.label {
-                Label::Allow if p.fault == "required" => {
+                Label::Allow if p.fault == crate::probe::Fault::Required => {
                     req += 1;
                     req_ok += u64::from(allowed);
                 }
