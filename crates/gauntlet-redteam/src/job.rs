@@ -330,7 +330,7 @@ fn errored_case(index: usize, p: &Planned<'_>, targets: &[Box<dyn Target>], why:
             outcome: RtOutcome::Error,
             score: None,
             reason: why.clone(),
-            judged_by: "none".into(),
+            judged_by: gauntlet_judge::redteam::JudgedBy::None,
         },
         error: Some(why),
     }
@@ -397,7 +397,7 @@ fn run_case(
             outcome: RtOutcome::Error,
             score: None,
             reason: format!("target failed: {e}"),
-            judged_by: "none".into(),
+            judged_by: gauntlet_judge::redteam::JudgedBy::None,
         },
         None => judge(
             &Case {

@@ -1168,7 +1168,7 @@ fn rt_case(p: &mut Page, c: &gauntlet_redteam::job::RtCase) {
         }
     }
     p.m(" · judged by ")
-        .t(&c.judgement.judged_by)
+        .t(c.judgement.judged_by.as_str())
         .m("</p>\n<span class=\"lb\">reason</span>")
         .pre("", &c.judgement.reason, None);
     if let Some(err) = &c.error {

@@ -275,7 +275,7 @@ fn rt_case(index: usize) -> RtCase {
             ][index % 4],
             score: Some(0.0),
             reason: pick(i + 12),
-            judged_by: pick(i + 13),
+            judged_by: gauntlet_judge::redteam::JudgedBy::Rubric,
         },
         error: (index % 4 == 2).then(|| pick(i + 14)),
     }
