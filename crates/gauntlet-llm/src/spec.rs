@@ -65,35 +65,60 @@ impl ModelSpec {
     }
 }
 
-/// The defaults of the built-in providers: protocol, base URL, key variable.
+/// The defaults of the built-in providers: protocol, base URL, key variable — with the base URLs and the
+/// organisation the official SDKs read from the environment (`OPENAI_BASE_URL` or `OPENAI_API_BASE`,
+/// `OPENAI_ORG_ID`, `ANTHROPIC_BASE_URL`). A base URL in the config file still wins.
 pub fn builtin_provider(name: &str) -> Option<ProviderConfig> {
-    let (protocol, url, key) = match name {
+    builtin_provider_with(name, &|var| std::env::var(var).ok())
+}
+
+/// [`builtin_provider`] with the environment given as a lookup (for tests).
+pub fn builtin_provider_with(
+    name: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<ProviderConfig> {
+    let from_env = |vars: &[&str]| {
+        vars.iter()
+            .filter_map(|v| env(v))
+            .map(|v| v.trim().to_string())
+            .find(|v| !v.is_empty())
+    };
+    let (protocol, url, key, url_vars): (_, _, _, &[&str]) = match name {
         "openai" => (
             Protocol::Openai,
             "https://api.openai.com/v1",
             Some("OPENAI_API_KEY"),
+            &["OPENAI_BASE_URL", "OPENAI_API_BASE"],
         ),
         "anthropic" => (
             Protocol::Anthropic,
             "https://api.anthropic.com",
             Some("ANTHROPIC_API_KEY"),
+            &["ANTHROPIC_BASE_URL"],
         ),
-        "ollama" => (Protocol::Openai, "http://127.0.0.1:11434/v1", None),
+        "ollama" => (Protocol::Openai, "http://127.0.0.1:11434/v1", None, &[]),
         "openrouter" => (
             Protocol::Openai,
             "https://openrouter.ai/api/v1",
             Some("OPENROUTER_API_KEY"),
+            &[],
         ),
-        "lmstudio" => (Protocol::Openai, "http://127.0.0.1:1234/v1", None),
-        "vllm" => (Protocol::Openai, "http://127.0.0.1:8000/v1", None),
-        "llamacpp" => (Protocol::Openai, "http://127.0.0.1:8080/v1", None),
+        "lmstudio" => (Protocol::Openai, "http://127.0.0.1:1234/v1", None, &[]),
+        "vllm" => (Protocol::Openai, "http://127.0.0.1:8000/v1", None, &[]),
+        "llamacpp" => (Protocol::Openai, "http://127.0.0.1:8080/v1", None, &[]),
         _ => return None,
     };
+    let mut headers = vec![];
+    if name == "openai"
+        && let Some(org) = from_env(&["OPENAI_ORG_ID", "OPENAI_ORGANIZATION"])
+    {
+        headers.push(("OpenAI-Organization".to_string(), org));
+    }
     Some(ProviderConfig {
         protocol: Some(protocol),
-        base_url: Some(url.to_string()),
+        base_url: Some(from_env(url_vars).unwrap_or_else(|| url.to_string())),
         api_key_env: key.map(str::to_string),
-        headers: vec![],
+        headers,
         price_in: None,
         price_out: None,
     })
@@ -173,6 +198,45 @@ pub fn build_model(spec: &ModelSpec, cfg: &ProviderConfig) -> Result<Arc<dyn Cha
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sdks_environment_variables_set_the_base_url_and_organisation() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let url = |name: &str, e: &dyn Fn(&str) -> Option<String>| {
+            builtin_provider_with(name, e).and_then(|p| p.base_url)
+        };
+        let none = env(&[]);
+        assert_eq!(
+            url("openai", &none).as_deref(),
+            Some("https://api.openai.com/v1")
+        );
+        let base = env(&[("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")]);
+        assert_eq!(
+            url("openai", &base).as_deref(),
+            Some("http://127.0.0.1:9/v1")
+        );
+        let legacy = env(&[("OPENAI_BASE_URL", " "), ("OPENAI_API_BASE", "http://h/v1")]);
+        assert_eq!(url("openai", &legacy).as_deref(), Some("http://h/v1"));
+        let anthropic = env(&[("ANTHROPIC_BASE_URL", "http://a")]);
+        assert_eq!(url("anthropic", &anthropic).as_deref(), Some("http://a"));
+        assert_eq!(
+            url("ollama", &base).as_deref(),
+            Some("http://127.0.0.1:11434/v1")
+        );
+        let org = env(&[("OPENAI_ORG_ID", "org-1")]);
+        let p = builtin_provider_with("openai", &org).unwrap_or_else(|| panic!("openai"));
+        assert_eq!(
+            p.headers,
+            vec![("OpenAI-Organization".to_string(), "org-1".to_string())]
+        );
+    }
 
     #[test]
     fn specs_parse_and_resolve() {

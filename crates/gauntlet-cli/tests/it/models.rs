@@ -418,3 +418,34 @@ fn a_resumed_run_s_ledger_covers_the_killed_process_s_spend() {
         "printed {printed}, killed process {killed}, whole run {total}"
     );
 }
+
+/// `OPENAI_BASE_URL` (the variable every OpenAI SDK reads) points the built-in `openai` provider at a local
+/// server, with the key from `OPENAI_API_KEY`, as the SDKs do.
+#[test]
+fn openai_base_url_reaches_a_local_server() {
+    let m = crate::mock_model(serde_json::json!([]));
+    let o = assert_cmd::Command::cargo_bin("gauntlet")
+        .unwrap_or_else(|e| panic!("binary: {e}"))
+        .env("OPENAI_BASE_URL", m.server.base_url())
+        .env("OPENAI_API_KEY", "sk-test-local")
+        .env_remove("OPENAI_API_BASE")
+        .args([
+            "run",
+            "-q",
+            "--no-store",
+            "--suite",
+            &fixture("mini").to_string_lossy(),
+            "--agent",
+            "openai/literal",
+            "--settings",
+            "benign",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("run: {e}"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        m.server.stats().requests >= 1,
+        "no request reached the server: {}",
+        stderr(&o)
+    );
+}
