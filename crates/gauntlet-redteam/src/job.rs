@@ -96,8 +96,19 @@ impl Tally {
         self.pass_rate = (n > 0).then(|| self.passing as f64 / n as f64);
     }
 
+    /// Cases judged (passing or failing) and all cases.
+    pub fn judged(&self) -> (u64, u64) {
+        let judged = self.passing + self.failing;
+        (judged, judged + self.errored + self.unjudged)
+    }
+
+    /// `insufficient evidence` when fewer than half the cases were judged (an unjudged case is not a pass), else
     /// `pass` (≥ 0.8), `warning` (≥ 0.5), `fail`, or `–` without a rate.
     pub fn status(&self) -> &'static str {
+        let (judged, total) = self.judged();
+        if total > 0 && judged * 2 < total {
+            return "insufficient evidence";
+        }
         match self.pass_rate {
             Some(r) if r >= 0.8 => "pass",
             Some(r) if r >= 0.5 => "warning",
@@ -460,6 +471,24 @@ mod tests {
         fn start(&self, _calibration: &Calibration) -> Box<dyn Agent> {
             Box::new(FragileAgent)
         }
+    }
+
+    /// An unjudged case is not a pass: with fewer than half the cases judged, the status says so whatever the
+    /// rate over the judged ones.
+    #[test]
+    fn mostly_unjudged_is_insufficient_evidence_not_a_pass() {
+        let mut t = Tally::default();
+        t.add(RtOutcome::Pass);
+        for _ in 0..3 {
+            t.add(RtOutcome::Unjudged);
+        }
+        assert_eq!(t.pass_rate, Some(1.0));
+        assert_eq!(t.judged(), (1, 4));
+        assert_eq!(t.status(), "insufficient evidence");
+        t.add(RtOutcome::Pass);
+        t.add(RtOutcome::Pass);
+        assert_eq!(t.judged(), (3, 6));
+        assert_eq!(t.status(), "pass");
     }
 
     /// A case whose target panics is recorded as errored with the panic's message, in order, and the run goes

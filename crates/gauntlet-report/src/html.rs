@@ -1072,8 +1072,8 @@ fn tally_table<'a>(
     rows: impl Iterator<Item = (&'a str, &'a gauntlet_redteam::job::Tally)>,
 ) {
     p.m("<table><tr><th>").t(what).m(
-        "</th><th>passing</th><th>failing</th><th>errored</th><th>unjudged</th><th>pass rate</th>\
-           <th>status</th></tr>\n",
+        "</th><th>passing</th><th>failing</th><th>errored</th><th>unjudged</th><th>judged</th>\
+           <th>pass rate</th><th>status</th></tr>\n",
     );
     for (k, v) in rows {
         let class = match v.status() {
@@ -1092,6 +1092,10 @@ fn tally_table<'a>(
             .n(v.errored)
             .m("</td><td class=\"r\">")
             .n(v.unjudged)
+            .m("</td><td class=\"r\">")
+            .n(v.judged().0)
+            .m("/")
+            .n(v.judged().1)
             .m("</td><td class=\"r\">");
         match v.pass_rate {
             Some(r) => p.pct(r),

@@ -148,17 +148,19 @@ pub fn redteam_markdown(run_id: &str, report: &gauntlet_redteam::job::Report) ->
          rows: &mut dyn Iterator<Item = (&String, &gauntlet_redteam::job::Tally)>| {
             let _ = writeln!(
                 out,
-                "\n| {title} | Passing | Failing | Errored | Unjudged | Pass rate | Status |\n|---|---|---|---|---|---|---|"
+                "\n| {title} | Passing | Failing | Errored | Unjudged | Judged | Pass rate | Status |\n|---|---|---|---|---|---|---|---|"
             );
             for (k, t) in rows {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {}/{} | {} | {} |",
                     md_escape(k),
                     t.passing,
                     t.failing,
                     t.errored,
                     t.unjudged,
+                    t.judged().0,
+                    t.judged().1,
                     t.pass_rate
                         .map_or_else(|| "–".into(), |r| format!("{:.1} %", 100.0 * r)),
                     t.status()

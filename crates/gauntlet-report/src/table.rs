@@ -187,6 +187,7 @@ pub fn redteam_table(
         "failing",
         "errored",
         "unjudged",
+        "judged",
         "pass rate",
         "status",
     ]);
@@ -197,6 +198,11 @@ pub fn redteam_table(
             Cell::new(v.failing).set_alignment(CellAlignment::Right),
             Cell::new(v.errored).set_alignment(CellAlignment::Right),
             Cell::new(v.unjudged).set_alignment(CellAlignment::Right),
+            Cell::new({
+                let (j, n) = v.judged();
+                format!("{j}/{n}")
+            })
+            .set_alignment(CellAlignment::Right),
             Cell::new(
                 v.pass_rate
                     .map_or("–".into(), |r| format!("{:.1}%", r * 100.0)),
