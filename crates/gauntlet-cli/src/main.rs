@@ -55,7 +55,7 @@ enum Command {
 struct RedteamArgs {
     /// Targets (repeatable): chat-refuser, chat-compliant, chat-leaky (offline reference chat targets), a model
     /// (`provider/model`, run as an LLM agent with the world's tools) or an app (`http://…`).
-    #[arg(long = "target", value_name = "TARGET")]
+    #[arg(long = "target", visible_alias = "agent", value_name = "TARGET")]
     targets: Vec<String>,
     /// Vulnerabilities: comma-separated ids (`bias`) or sub-types (`bias/race`), or a YAML file of custom
     /// vulnerabilities. Default: the whole catalogue.

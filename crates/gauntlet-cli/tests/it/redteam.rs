@@ -760,3 +760,20 @@ fn red_team_shards_merge_into_the_red_team_made_in_one_piece() {
         stderr(&o)
     );
 }
+
+/// `--agent` names a red-team target as it does in `gauntlet run` (`--target` is the same flag).
+#[test]
+fn agent_is_accepted_as_the_target_flag() {
+    let o = gauntlet(&[
+        "redteam",
+        "--no-store",
+        "--agent",
+        "chat-refuser",
+        "--vulns",
+        "prompt-leakage",
+        "--attacks",
+        "none",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("chat-refuser"), "{}", stdout(&o));
+}
