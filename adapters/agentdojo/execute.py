@@ -188,24 +188,33 @@ def effects_of(before, after) -> list:
     return sorted(json.dumps([c["change"], strip(c["after"])], sort_keys=True, default=str) for c in changes)
 
 
-def format_result(result, tool_result_to_str) -> str:
-    """The tool result as AgentDojo's ToolsExecutor shows it to the model (YAML for models and lists of models).
+def format_result(result, tool_result_to_str, cap=RESULT_CAP) -> str:
+    """The tool result as AgentDojo's ToolsExecutor shows it to the model (YAML for models and lists of models), cut
+    at `cap` characters (`None`: whole).
 
-    A long list is formatted by growing prefixes until the text passes RESULT_CAP: a block-style YAML sequence of a
+    A long list is formatted by growing prefixes until the text passes the cap: a block-style YAML sequence of a
     prefix is a prefix of the whole sequence's YAML, so the cut text is the same and large listings stay cheap."""
     try:
-        if isinstance(result, list):
+        if isinstance(result, list) and cap is not None:
             n = 8
             while True:
                 text = tool_result_to_str(result[:n])
-                if n >= len(result) or len(text) > RESULT_CAP:
+                if n >= len(result) or len(text) > cap:
                     break
                 n *= 4
         else:
             text = tool_result_to_str(result)
     except Exception:  # noqa: BLE001 - the default formatter rejects some list items; fall back to str()
         text = str(result)
-    return shorten(text)
+    return text if cap is None else shorten(text, cap)
+
+
+def fix_hash_seed() -> None:
+    """Re-executes the script with PYTHONHASHSEED=0 unless it already runs so: sets of strings iterate in hash order,
+    and create_calendar_event orders participants through one."""
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, *sys.argv])
 
 
 def coerce_args(args: dict, is_string_list) -> dict:
@@ -366,10 +375,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per available CPU)")
     a = ap.parse_args()
 
-    # Sets of strings iterate in hash order; fix the seed so create_calendar_event's participants are reproducible.
-    if os.environ.get("PYTHONHASHSEED") != "0":
-        os.environ["PYTHONHASHSEED"] = "0"
-        os.execv(sys.executable, [sys.executable, *sys.argv])
+    fix_hash_seed()
 
     try:
         import agentdojo.agent_pipeline.tool_execution  # noqa: F401 - checked here, used by Runner

@@ -36,7 +36,7 @@ import pickle
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from execute import pin_clock, shorten  # noqa: E402 - the helpers execute.py runs AgentDojo's tools with
+from execute import fix_hash_seed, format_result, pin_clock, shorten  # noqa: E402 - the helpers execute.py runs AgentDojo's tools with
 
 INJECTED_CAP = 4000
 """Where an injected result is cut (execute.py cuts probe results at 2000)."""
@@ -53,27 +53,11 @@ def calls(function_calls):
 
 
 def result_text(result, error, tool_result_to_str, cap=None) -> str:
-    """The tool result as the model sees it: the error text if the call failed, else YAML as AgentDojo's
-    ToolsExecutor formats it (str() when the formatter rejects it), cut at `cap` chars + "…" when `cap` is given.
-
-    As execute.py's format_result, a long list is formatted by growing prefixes until the text passes the cap (a
-    block-style YAML sequence of a prefix is a prefix of the whole sequence's YAML, so the cut text is the same)."""
+    """The tool result as the model sees it: the error text if the call failed, else as execute.py formats it,
+    cut at `cap` characters when one is given."""
     if error is not None:
-        text = error
-    else:
-        try:
-            if isinstance(result, list) and cap is not None:
-                n = 8
-                while True:
-                    text = tool_result_to_str(result[:n])
-                    if n >= len(result) or len(text) > cap:
-                        break
-                    n *= 4
-            else:
-                text = tool_result_to_str(result)
-        except Exception:  # noqa: BLE001 - the default formatter rejects some list items; fall back to str()
-            text = str(result)
-    return text if cap is None else shorten(text, cap)
+        return error if cap is None else shorten(error, cap)
+    return format_result(result, tool_result_to_str, cap)
 
 
 def run_calls(runtime, env, function_calls, tool_result_to_str, cap=None) -> tuple[list[str], int]:
@@ -92,10 +76,7 @@ def main() -> int:
     ap.add_argument("--benchmark", default="v1.2.2", help="AgentDojo benchmark version (default v1.2.2)")
     a = ap.parse_args()
 
-    # Sets of strings iterate in hash order; fix the seed so create_calendar_event's participants are reproducible.
-    if os.environ.get("PYTHONHASHSEED") != "0":
-        os.environ["PYTHONHASHSEED"] = "0"
-        os.execv(sys.executable, [sys.executable, *sys.argv])
+    fix_hash_seed()
 
     try:
         import agentdojo
