@@ -45,6 +45,29 @@ impl ToolSpec {
             .split_once('.')
             .map_or(self.name.as_str(), |(s, _)| s)
     }
+
+    /// The names of the required arguments.
+    pub fn required_args(&self) -> Vec<&str> {
+        self.parameters
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+
+    /// The required arguments with their schemas, in the order the schema lists its properties.
+    pub fn required_properties(&self) -> Vec<(&String, &Value)> {
+        let required = self.required_args();
+        self.parameters
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| {
+                p.iter()
+                    .filter(|(n, _)| required.contains(&n.as_str()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// One proposed call: an id unique in its episode, the canonical tool name and JSON arguments.

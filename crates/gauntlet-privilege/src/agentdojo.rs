@@ -882,18 +882,7 @@ fn build(export: &Export) -> Result<Built, String> {
                     .iter()
                     .filter(|t| !plan_tools.contains(t.name.as_str()))
                 {
-                    let required: Vec<&str> = t
-                        .parameters
-                        .get("required")
-                        .and_then(Value::as_array)
-                        .map(|r| r.iter().filter_map(Value::as_str).collect())
-                        .unwrap_or_default();
-                    let props = t
-                        .parameters
-                        .get("properties")
-                        .and_then(Value::as_object)
-                        .cloned()
-                        .unwrap_or_default();
+                    let required = t.required_args();
                     // One variant per value of its recipient (one of each party class); otherwise one call.
                     let slot = required.iter().find(|n| is_recipient(n)).copied();
                     let variants: Vec<Option<Value>> = match slot {
@@ -904,9 +893,9 @@ fn build(export: &Export) -> Result<Built, String> {
                         None => vec![None],
                     };
                     for v in variants {
-                        let args: serde_json::Map<String, Value> = props
-                            .iter()
-                            .filter(|(n, _)| required.contains(&n.as_str()))
+                        let args: serde_json::Map<String, Value> = t
+                            .required_properties()
+                            .into_iter()
                             .map(|(n, p)| {
                                 if Some(n.as_str()) == slot
                                     && let Some(v) = &v

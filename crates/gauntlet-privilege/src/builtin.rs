@@ -527,20 +527,8 @@ impl Task<'_> {
         recipient: Option<&str>,
         attempt: usize,
     ) -> Map<String, Value> {
-        let required: Vec<&str> = t
-            .parameters
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let props = t
-            .parameters
-            .get("properties")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
         let mut out = Map::new();
-        for (name, schema) in props.iter().filter(|(n, _)| required.contains(&n.as_str())) {
+        for (name, schema) in t.required_properties() {
             let ty = schema
                 .get("type")
                 .and_then(Value::as_str)
@@ -580,16 +568,10 @@ impl Task<'_> {
     /// The recipient slot of a tool and the shape of value it takes, if it has one.
     fn recipient_slot(t: &ToolSpec) -> Option<(String, Kind)> {
         let chat = t.service() == "chat";
-        let props = t.parameters.get("properties")?.as_object()?;
-        let required: Vec<&str> = t
-            .parameters
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        props
-            .keys()
-            .filter(|n| required.contains(&n.as_str()) && is_recipient_slot(n))
+        t.required_properties()
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| is_recipient_slot(n))
             .map(|n| {
                 let k = match n.as_str() {
                     "iban" => Kind::Iban,
@@ -863,9 +845,7 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 // Argument omission (a dropped filter or limit): only of an optional argument; without a
                 // required one the call cannot execute.
                 let required = gauntlet_world::tool_spec(&c.tool)
-                    .and_then(|t| t.parameters.get("required"))
-                    .and_then(Value::as_array)
-                    .is_some_and(|r| r.iter().any(|x| x == name.as_str()));
+                    .is_some_and(|t| t.required_args().contains(&name.as_str()));
                 let mut m = args.clone();
                 m.remove(name);
                 let m = Value::Object(m);

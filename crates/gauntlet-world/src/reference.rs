@@ -378,12 +378,7 @@ fn params(schema: &Value) -> String {
 /// A one-line signature of a tool for prompts: `mail.send(to*: array, subject*: string, body*: string, cc: array)
 /// [write, H2]`, required arguments starred.
 pub fn signature(t: &gauntlet_core::ToolSpec) -> String {
-    let required: Vec<&str> = t
-        .parameters
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = t.required_args();
     let args: Vec<String> = t
         .parameters
         .get("properties")
