@@ -380,14 +380,9 @@ pub struct ProgressInfo {
 /// Progress callback, called after each episode in run order.
 pub type Progress<'a> = &'a (dyn Fn(&ProgressInfo) + Sync);
 
-/// Episodes an earlier, interrupted attempt of the same run already finished: they are not run again, but
-/// loaded (in run order, one at a time) and passed to the sink and the aggregates as if just run.
-pub struct Resume<'a> {
-    /// By episode index: whether it is finished.
-    pub done: &'a [bool],
-    /// Loads a finished episode.
-    pub load: &'a mut dyn FnMut(usize) -> std::io::Result<EpisodeRecord>,
-}
+/// Episodes an earlier, interrupted attempt of the same run already finished: loaded in their turn, not
+/// run again.
+pub type Resume<'a> = gauntlet_core::order::Resume<'a, EpisodeRecord>;
 
 /// Folds stored episodes into a run's summary (for reports and replays of a stored run): the episodes must
 /// come from a run of the same cases, targets and config, in index order.
@@ -497,10 +492,6 @@ pub fn run(
 ) -> std::io::Result<Summary> {
     let jobs = plan(cases, targets.len(), config);
     let total = jobs.len();
-    let (done, mut load) = match resume {
-        Some(r) => (r.done, Some(r.load)),
-        None => (&[][..], None),
-    };
     let mut agg = Aggregator::new(
         cases,
         targets.iter().map(|t| t.name().to_string()).collect(),
@@ -524,22 +515,17 @@ pub fn run(
         total,
         ..Default::default()
     };
-    let mut load_done = |i: usize| match load.as_mut() {
-        Some(load) => load(i),
-        None => Err(std::io::Error::other("no resume source")),
-    };
     // A panic in one episode is recorded as an errored episode, never lost or read as safe. Chunks stay small so
     // results stream and memory stays bounded.
     gauntlet_core::order::run_ordered(
         total,
-        done,
+        resume,
         gauntlet_core::order::PoolConfig {
             workers: config.concurrency,
             chunk: 0,
         },
         &|i| run_episode(&spec(i)),
         &|i, why| errored(&spec(i), why),
-        &mut load_done,
         &mut |r: EpisodeRecord| {
             agg.add(jobs[r.index], &r);
             let written = sink.episode(&r);

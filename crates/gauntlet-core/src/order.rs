@@ -59,6 +59,15 @@ pub struct PoolConfig {
     pub chunk: usize,
 }
 
+/// Results an earlier, interrupted attempt of the same job already finished: they are not run again, but loaded
+/// (in order, one at a time) when their turn comes.
+pub struct Resume<'a, R> {
+    /// By index: whether it is finished.
+    pub done: &'a [bool],
+    /// Loads a finished result.
+    pub load: &'a mut dyn FnMut(usize) -> std::io::Result<R>,
+}
+
 /// The message of a caught panic.
 pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
@@ -67,8 +76,8 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "panic".into())
 }
 
-/// Runs items `0..total` (those not `done`) on a pool of workers and hands every result to `sink` in index
-/// order, loading the `done` ones with `load` when their turn comes.
+/// Runs items `0..total` on a pool of workers and hands every result to `sink` in index order; with `resume`, the
+/// items an earlier attempt finished are loaded when their turn comes instead of run.
 ///
 /// - `work(i)` computes item `i`; a panic inside it is caught and becomes `panicked(i, message)` — an errored
 ///   result, never a lost one.
@@ -76,14 +85,21 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 ///   finish what they hold (so none blocks), and is returned.
 pub fn run_ordered<R: Send>(
     total: usize,
-    done: &[bool],
+    resume: Option<Resume<'_, R>>,
     config: PoolConfig,
     work: &(dyn Fn(usize) -> R + Sync),
     panicked: &(dyn Fn(usize, String) -> R + Sync),
-    load: &mut dyn FnMut(usize) -> std::io::Result<R>,
     sink: &mut dyn FnMut(R) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
+    let (done, mut load) = match resume {
+        Some(r) => (r.done, Some(r.load)),
+        None => (&[][..], None),
+    };
+    let mut load = |i: usize| match load.as_mut() {
+        Some(load) => load(i),
+        None => Err(std::io::Error::other("no resume source")),
+    };
     let todo: Vec<usize> = (0..total)
         .filter(|&i| !done.get(i).copied().unwrap_or(false))
         .collect();
@@ -125,7 +141,7 @@ pub fn run_ordered<R: Send>(
         let mut order = InOrder::new(total, done);
         let mut rx = rx.into_iter();
         let mut receive = || rx.next();
-        while let Some(r) = order.next(&mut receive, load) {
+        while let Some(r) = order.next(&mut receive, &mut load) {
             if let Err(e) = r.and_then(&mut *sink) {
                 result = Err(e);
                 // Stop handing out work; workers finish their current chunk.
@@ -187,7 +203,10 @@ mod pool_tests {
         let mut seen = vec![];
         run_ordered(
             8,
-            &done,
+            Some(Resume {
+                done: &done,
+                load: &mut |i| Ok(format!("loaded {i}")),
+            }),
             PoolConfig {
                 workers: 3,
                 chunk: 1,
@@ -199,7 +218,6 @@ mod pool_tests {
                 format!("ran {i}")
             },
             &|i, why| format!("errored {i}: {why}"),
-            &mut |i| Ok(format!("loaded {i}")),
             &mut |r| {
                 seen.push(r);
                 Ok(())
@@ -217,14 +235,13 @@ mod pool_tests {
         let mut n = 0;
         let r = run_ordered(
             1000,
-            &[],
+            None,
             PoolConfig {
                 workers: 2,
                 chunk: 4,
             },
             &|i| i,
             &|i, _| i,
-            &mut |i| Ok(i),
             &mut |_| {
                 n += 1;
                 if n == 10 {

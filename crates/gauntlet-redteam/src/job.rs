@@ -210,14 +210,9 @@ struct Planned<'a> {
     attack: String,
 }
 
-/// Cases an earlier, interrupted attempt of the same run already finished: not run again, but loaded in order
-/// and passed to the sink and the report as if just run.
-pub struct Resume<'a> {
-    /// By case index: whether it is finished.
-    pub done: &'a [bool],
-    /// Loads a finished case.
-    pub load: &'a mut dyn FnMut(usize) -> std::io::Result<RtCase>,
-}
+/// Cases an earlier, interrupted attempt of the same run already finished: loaded in their turn, not
+/// run again.
+pub type Resume<'a> = gauntlet_core::order::Resume<'a, RtCase>;
 
 /// How many cases a run of `vulns` × `targets` with `config` plans.
 pub fn plan_len(vulns: &[Vulnerability], targets: usize, config: &RedTeamConfig) -> usize {
@@ -289,27 +284,18 @@ pub fn run(
 ) -> std::io::Result<Report> {
     let plan = plan(vulns, targets.len(), config);
     let total = plan.len();
-    let (done, mut load) = match resume {
-        Some(r) => (r.done, Some(r.load)),
-        None => (&[][..], None),
-    };
     let mut report = Report::default();
-    let mut load_done = |i: usize| match load.as_mut() {
-        Some(load) => load(i),
-        None => Err(std::io::Error::other("no resume source")),
-    };
     // One case at a time per worker (a case may wait on a model); a panic in one case is recorded as an errored
     // case, never lost and never a pass.
     gauntlet_core::order::run_ordered(
         total,
-        done,
+        resume,
         gauntlet_core::order::PoolConfig {
             workers: config.concurrency,
             chunk: 1,
         },
         &|i| run_case(i, &plan[i], targets, config, judge_model, attacker),
         &|i, why| errored_case(i, &plan[i], targets, format!("internal error: {why}")),
-        &mut load_done,
         &mut |c: RtCase| {
             report.add(catalogue, &c);
             sink(&c)
