@@ -1681,6 +1681,18 @@ fn privilege_suite(suites: &[PathBuf]) -> Result<gauntlet_privilege::ProbeSuite>
         let text = std::fs::read_to_string(&path).with_context(|| format!("--suite agentdojo:{path}: cannot read the export (write it with adapters/agentdojo/export.py)"))?;
         let s = gauntlet_privilege::agentdojo::load(&text)
             .map_err(|e| anyhow::anyhow!("--suite agentdojo:{path}: {e}"))?;
+        let asserted = s
+            .probes()
+            .filter(|p| p.source == gauntlet_privilege::Source::Asserted)
+            .count();
+        if asserted > 0 {
+            eprintln!(
+                "note: {asserted} of {} AgentDojo labels are asserted by rule, not confirmed by execution; to execute them: \
+                 gauntlet privilege candidates --suite {path} --out candidates.jsonl, then \
+                 adapters/agentdojo/execute.py --export {path} --candidates candidates.jsonl --out {path} (docs/privilege.md)",
+                s.probes().count()
+            );
+        }
         suite.tasks.extend(s.tasks);
     }
     Ok(suite)
