@@ -1,0 +1,47 @@
+//! Trains the refusal screen's learned second opinion on the development sets in `catalog/refusals/` and writes
+//! its weights to `OUT_DIR/refusal_model.bin` (see `src/refusal/learn.rs`). Deterministic: the same sets give
+//! the same bytes.
+
+#[allow(dead_code)]
+#[path = "src/refusal/normal.rs"]
+mod normal;
+
+#[path = "src/refusal/learn.rs"]
+mod learn;
+
+use std::path::{Path, PathBuf};
+
+/// The sets trained on, in order: the same list as `SETS` in `src/refusal/model.rs`.
+const SETS: &[&str] = &[
+    "labelled.yaml",
+    "dev2.yaml",
+    "dev3.yaml",
+    "dev4.yaml",
+    "dev5.yaml",
+    "dev6.yaml",
+];
+
+fn main() {
+    let manifest = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
+    let dir = manifest.join("../../catalog/refusals");
+    println!("cargo:rerun-if-changed=src/refusal/normal.rs");
+    println!("cargo:rerun-if-changed=src/refusal/learn.rs");
+    let mut rows = Vec::new();
+    for set in SETS {
+        let path = dir.join(set);
+        println!("cargo:rerun-if-changed={}", path.display());
+        let src =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        rows.extend(
+            learn::rows(&src)
+                .into_iter()
+                .map(|r| (normal::normal_form(&r.text), r.refusal)),
+        );
+    }
+    let trained = learn::Trained::train(&rows);
+    let out = Path::new(&std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .join("refusal_model.bin");
+    std::fs::write(&out, trained.to_bytes()).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+}
