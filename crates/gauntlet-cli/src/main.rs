@@ -1800,11 +1800,6 @@ fn store_probes(
     Ok(())
 }
 
-/// The attack methods `--attacks` accepts, for error messages.
-fn available_attacks() -> String {
-    gauntlet_redteam::attacks::all().join(", ")
-}
-
 fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
     let store = open_store(&a.store)?;
@@ -1891,136 +1886,20 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             bail!("{field}: must be at least 1");
         }
     }
-    let custom = file.custom_vulnerabilities;
     let source = a
         .config
         .as_ref()
         .map_or(String::new(), |p| p.display().to_string());
-    let mut errs: Vec<String> = custom
-        .iter()
-        .flat_map(|v| gauntlet_redteam::catalog::check(v, &source, None))
-        .collect();
-    for v in &custom {
-        if catalogue.vulnerabilities.iter().any(|c| c.id == v.id) {
-            errs.push(format!(
-                "{source}: redteam.custom_vulnerabilities: `{}` is a catalogue id; custom ones need their own",
-                v.id
-            ));
-        }
-    }
-    if !errs.is_empty() {
-        bail!("--config: {}", errs.join("\n"));
-    }
-    // Vulnerabilities and attacks: explicit, or from a framework.
-    let mut attacks: Vec<String> = a.attacks.clone();
-    let mut vulns: Vec<gauntlet_redteam::Vulnerability> = Vec::new();
-    if let Some(fid) = &a.framework {
-        let f = catalogue
-            .frameworks
-            .iter()
-            .find(|f| f.id == *fid)
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--framework: unknown framework `{fid}`; known: {}",
-                    catalogue
-                        .frameworks
-                        .iter()
-                        .map(|f| f.id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })?;
-        let ids: std::collections::BTreeSet<&str> = f
-            .categories
-            .iter()
-            .flat_map(|c| c.vulnerabilities.iter().map(String::as_str))
-            .collect();
-        vulns = catalogue
-            .vulnerabilities
-            .iter()
-            .filter(|v| ids.contains(v.id.as_str()))
-            .cloned()
-            .collect();
-        if attacks.is_empty() {
-            let mut set: std::collections::BTreeSet<String> = f
-                .categories
-                .iter()
-                .flat_map(|c| c.attacks.iter().cloned())
-                .filter(|x| gauntlet_redteam::attacks::is_attack(x))
-                .collect();
-            set.insert("none".into());
-            attacks = set.into_iter().collect();
-        }
-    }
-    match &a.vulns {
-        None => {
-            if a.framework.is_none() && custom.is_empty() {
-                vulns = catalogue.vulnerabilities.clone();
-            }
-        }
-        Some(v) if std::path::Path::new(v).is_file() => {
-            vulns.extend(
-                gauntlet_redteam::catalog::load_custom(std::path::Path::new(v))
-                    .map_err(|e| anyhow::anyhow!("--vulns: {}", e.join("\n")))?,
-            );
-        }
-        Some(list) => {
-            // `id` selects a whole vulnerability, `id/subtype` one of its sub-types (merged per vulnerability).
-            for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                let (id, sub) = match item.split_once('/') {
-                    Some((i, s)) => (i, Some(s)),
-                    None => (item, None),
-                };
-                let v = catalogue.vulnerabilities.iter().find(|v| v.id == id).ok_or_else(|| {
-                    anyhow::anyhow!("--vulns: unknown vulnerability `{id}` (see catalog/vulnerabilities/, or give a YAML file of custom ones)")
-                })?;
-                let Some(sub) = sub else {
-                    vulns.retain(|x| x.id != id);
-                    vulns.push(v.clone());
-                    continue;
-                };
-                let st = v.subtypes.iter().find(|s| s.id == sub).ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "--vulns: `{id}` has no sub-type `{sub}`; its sub-types: {}",
-                        v.subtypes
-                            .iter()
-                            .map(|s| s.id.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })?;
-                match vulns.iter_mut().find(|x| x.id == id) {
-                    Some(x) => {
-                        if !x.subtypes.iter().any(|s| s.id == sub) {
-                            x.subtypes.push(st.clone());
-                        }
-                    }
-                    None => {
-                        let mut x = v.clone();
-                        x.subtypes = vec![st.clone()];
-                        vulns.push(x);
-                    }
-                }
-            }
-        }
-    }
-    vulns.extend(custom);
-    if attacks.is_empty() {
-        attacks.push("none".into());
-        attacks.extend(
-            gauntlet_attacks::transforms::TRANSFORMS
-                .iter()
-                .map(|s| s.to_string()),
-        );
-    }
-    for at in &attacks {
-        if !gauntlet_redteam::attacks::is_attack(at) {
-            bail!(
-                "--attacks: unknown attack `{at}`; available: {}",
-                available_attacks()
-            );
-        }
-    }
+    let (mut vulns, attacks) = gauntlet_redteam::selection::select(
+        &catalogue,
+        &gauntlet_redteam::selection::Request {
+            framework: a.framework.as_deref(),
+            vulns: a.vulns.as_deref(),
+            attacks: &a.attacks,
+            custom: &file.custom_vulnerabilities,
+            custom_source: &source,
+        },
+    )?;
     if seeds_per_subtype == 0 {
         bail!("--seeds-per-subtype: must be at least 1");
     }

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod job;
 pub mod model_attacks;
 pub mod multi_turn;
+pub mod selection;
 pub mod simulator;
 
 /// The embedded catalogue files.
