@@ -513,19 +513,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let store = open_store(&a.store)?;
     let mut resumed = None;
     if let Some(id) = a.resume.take() {
-        let Some(st) = &store else {
-            bail!("--resume: the run store is off (--no-store); resuming reads it");
-        };
-        let info = st.run(&id)?;
-        if info.kind != "run" {
-            bail!(
-                "--resume: {id} is a `{}` run; resume it with `gauntlet {} --resume {id}`",
-                info.kind,
-                info.kind
-            );
-        }
-        let mut stored: RunArgs = serde_json::from_value(info.args.clone())
-            .with_context(|| format!("--resume: the stored arguments of run {id}"))?;
+        let (mut stored, info): (RunArgs, _) = resumed_run(store.as_ref(), &id, "run")?;
         stored.json = a.json.take();
         stored.quiet = a.quiet;
         stored.concurrency = a.concurrency.or(stored.concurrency);
@@ -869,6 +857,38 @@ fn print_run(
         writeln!(out, "{}", gauntlet_report::rung_table(summary))?;
     }
     Ok(())
+}
+
+/// The run `--resume ID` names, checked to be a run of `kind` that this command resumes.
+fn run_to_resume(
+    store: Option<&gauntlet_store::Store>,
+    id: &str,
+    kind: &str,
+) -> Result<gauntlet_store::RunInfo> {
+    let Some(st) = store else {
+        bail!("--resume: the run store is off (--no-store); resuming reads it");
+    };
+    let info = st.run(id)?;
+    if info.kind != kind {
+        bail!(
+            "--resume: {id} is a `{}` run; {}",
+            info.kind,
+            stored::how_to_resume(&info)
+        );
+    }
+    Ok(info)
+}
+
+/// The run `--resume ID` names and the arguments it was started with.
+fn resumed_run<A: serde::de::DeserializeOwned>(
+    store: Option<&gauntlet_store::Store>,
+    id: &str,
+    kind: &str,
+) -> Result<(A, gauntlet_store::RunInfo)> {
+    let info = run_to_resume(store, id, kind)?;
+    let stored = serde_json::from_value(info.args.clone())
+        .with_context(|| format!("--resume: the stored arguments of run {id}"))?;
+    Ok((stored, info))
 }
 
 /// Opens the run store unless `--no-store`.
@@ -1562,16 +1582,7 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             let mut config_path = a.config.clone();
             let mut resumed = None;
             if let Some(id) = &a.resume {
-                let Some(st) = &store else {
-                    bail!("--resume: the run store is off (--no-store); resuming reads it");
-                };
-                let info = st.run(id)?;
-                if info.kind != "privilege" {
-                    bail!(
-                        "--resume: {id} is a `{}` run, not a privilege run",
-                        info.kind
-                    );
-                }
+                let info = run_to_resume(store.as_ref(), id, "privilege")?;
                 suites = serde_json::from_value(info.args["suites"].clone())
                     .with_context(|| format!("--resume: the stored suites of run {id}"))?;
                 defenses = serde_json::from_value(info.args["defense"].clone())
@@ -1805,23 +1816,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let store = open_store(&a.store)?;
     let mut resumed = None;
     if let Some(id) = a.resume.take() {
-        let Some(st) = &store else {
-            bail!("--resume: the run store is off (--no-store); resuming reads it");
-        };
-        let info = st.run(&id)?;
-        if info.kind != "redteam" {
-            bail!(
-                "--resume: {id} is a `{}` run; resume it with `gauntlet {} --resume {id}`",
-                info.kind,
-                if info.kind == "replay" {
-                    "run"
-                } else {
-                    &info.kind
-                }
-            );
-        }
-        let mut stored: RedteamArgs = serde_json::from_value(info.args.clone())
-            .with_context(|| format!("--resume: the stored arguments of run {id}"))?;
+        let (mut stored, info): (RedteamArgs, _) = resumed_run(store.as_ref(), &id, "redteam")?;
         stored.json = a.json.take();
         stored.concurrency = a.concurrency.or(stored.concurrency);
         stored.ignore_errors = a.ignore_errors;

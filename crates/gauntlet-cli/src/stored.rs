@@ -155,12 +155,7 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                 writeln!(out, "model {model}: {counters}")?;
             }
             if r.status != gauntlet_store::RunStatus::Complete.as_str() {
-                writeln!(
-                    out,
-                    "not complete: `gauntlet {} --resume {}` continues it",
-                    if r.kind == "replay" { "run" } else { &r.kind },
-                    r.id
-                )?;
+                writeln!(out, "not complete: {}", how_to_resume(&r))?;
             }
             if r.summary.is_some() {
                 drop(out);
@@ -1118,4 +1113,18 @@ fn merge_redteam(
     let framework = args.get("framework").and_then(|f| f.as_str());
     print_redteam(out, &strip_stored(header), framework, &report)?;
     Ok(id)
+}
+
+/// How to finish an incomplete run: resume it with its own command, or, for a replay (which is not resumed),
+/// replay its original again.
+pub(crate) fn how_to_resume(info: &gauntlet_store::RunInfo) -> String {
+    match info.kind.as_str() {
+        "replay" | "redteam-replay" => {
+            let original = info.args["replay_of"].as_str().unwrap_or("ORIGINAL_RUN_ID");
+            format!(
+                "a replay is not resumed; `gauntlet replay {original}` replays its original again"
+            )
+        }
+        kind => format!("`gauntlet {kind} --resume {}` continues it", info.id),
+    }
 }

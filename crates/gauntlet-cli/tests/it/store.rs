@@ -366,6 +366,23 @@ fn resume_refuses_what_it_cannot_continue() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("does not exist"), "{}", stderr(&o));
+
+    // A run of another job names the command that resumes it; a replay, which is not resumed, its original.
+    let suite = s(&fixture("mini/mail.credential-exfiltration.test.yaml"));
+    let o = gauntlet(&["run", "-q", "--store", &store, "--suite", &suite]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = newest_run(&store).unwrap_or_else(|| panic!("no run"));
+    let o = gauntlet(&["redteam", "--resume", &run, "--store", &store]);
+    assert_eq!(o.status.code(), Some(2));
+    let want = format!("is a `run` run; `gauntlet run --resume {run}` continues it");
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    let o = gauntlet(&["replay", &run, "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let replay = newest_run(&store).unwrap_or_else(|| panic!("no replay"));
+    let o = gauntlet(&["run", "-q", "--resume", &replay, "--store", &store]);
+    let want =
+        format!("a replay is not resumed; `gauntlet replay {run}` replays its original again");
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
 }
 
 #[test]
