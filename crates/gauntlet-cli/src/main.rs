@@ -568,7 +568,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     }
     let mut targets: Vec<Box<dyn gauntlet_agents::Target>> = Vec::new();
     for n in &names {
-        targets.push(models.target(n, &cfg, a.max_steps)?);
+        targets.push(models.target(n, &cfg, a.max_steps, "--agent")?);
     }
     let attacker = if a.controller == "scripted" {
         None
@@ -1122,6 +1122,7 @@ impl Models {
         spec: &str,
         cfg: &config::Config,
         max_steps: u32,
+        flag: &str,
     ) -> Result<Box<dyn gauntlet_agents::Target>> {
         if let Some(t) = gauntlet_agents::builtin_target(spec) {
             return Ok(t);
@@ -1129,23 +1130,28 @@ impl Models {
         let tc = cfg.targets.get(spec).cloned().unwrap_or_default();
         if spec.starts_with("cmd:") {
             let t = gauntlet_mcp::CommandTarget::new(spec, self.pool_cfg.timeout, self.handle()?)
-                .map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
+                .map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
             return Ok(Box::new(t));
         }
         if spec.starts_with("http://") || spec.starts_with("https://") {
             let headers = config::resolve_headers(spec, &tc.headers)?;
             let timeout = self.pool_cfg.timeout;
             let t = gauntlet_agents::HttpTarget::new(spec, headers, timeout, self.handle()?)
-                .map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
+                .map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
             return Ok(Box::new(t));
         }
         if !spec.contains('/') {
-            bail!(
-                "--agent: unknown target `{spec}`; built-in targets are {}, or give a model as provider/model (openai/gpt-4.1-mini), an app as http://… or an agent process as cmd:COMMAND",
+            // The red team's own reference targets are chat targets; the run's are agents.
+            let known = if flag == "--target" {
+                gauntlet_agents::CHAT_TARGETS.join(", ")
+            } else {
                 gauntlet_agents::BUILTIN_TARGETS.join(", ")
+            };
+            bail!(
+                "{flag}: unknown target `{spec}`; built-in targets are {known}, or give a model as provider/model (openai/gpt-4.1-mini), an app as http://… or an agent process as cmd:COMMAND"
             );
         }
-        let pool = self.pool("target", spec, "--agent")?;
+        let pool = self.pool("target", spec, flag)?;
         let steps = tc.max_steps.unwrap_or(max_steps);
         Ok(Box::new(gauntlet_agents::LlmTarget::new(
             spec,
@@ -1811,28 +1817,19 @@ fn store_probes(
     Ok(())
 }
 
-fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
-    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
-    let store = open_store(&a.store)?;
-    let mut resumed = None;
-    if let Some(id) = a.resume.take() {
-        let (mut stored, info): (RedteamArgs, _) = resumed_run(store.as_ref(), &id, "redteam")?;
-        stored.json = a.json.take();
-        stored.concurrency = a.concurrency.or(stored.concurrency);
-        stored.ignore_errors = a.ignore_errors;
-        stored.store = a.store.clone();
-        stored.fail_on = std::mem::take(&mut a.fail_on);
-        a = stored;
-        resumed = Some(info);
-    }
-    let catalogue = gauntlet_redteam::catalog::builtin()
-        .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
-    let cfg = match &a.config {
-        Some(p) => config::Config::load(p)?,
-        None => config::Config::default(),
-    };
-    // The config file's run, under the command-line flags.
-    let file = cfg.redteam.clone().unwrap_or_default();
+/// A red team's plan: the config file's `redteam:` section under the flags (filled into `a`), checked, with the
+/// vulnerabilities, attack methods and target names it runs. `gated`: `--fail-on` was given. The plan's
+/// concurrency is left for the caller, which knows whether models are in play.
+fn plan_redteam(
+    a: &mut RedteamArgs,
+    file: &config::RedteamFile,
+    catalogue: &gauntlet_redteam::Catalogue,
+    gated: bool,
+) -> Result<(
+    gauntlet_redteam::RedTeamConfig,
+    Vec<gauntlet_redteam::Vulnerability>,
+    Vec<String>,
+)> {
     if a.targets.is_empty() {
         a.targets = file.targets.clone();
     }
@@ -1857,7 +1854,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             "--shard: a simulator draws its seeds on each machine, so the shards would not test the same cases; shard a red team with the catalogue's seeds"
         );
     }
-    if shard.is_some() && !gates.is_empty() {
+    if shard.is_some() && gated {
         bail!(
             "--fail-on: a shard's figures cover only its part of the red team; gate the merged run instead (gauntlet report RUN_ID --fail-on …)"
         );
@@ -1885,8 +1882,8 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         .config
         .as_ref()
         .map_or(String::new(), |p| p.display().to_string());
-    let (mut vulns, attacks) = gauntlet_redteam::selection::select(
-        &catalogue,
+    let (vulns, attacks) = gauntlet_redteam::selection::select(
+        catalogue,
         &gauntlet_redteam::selection::Request {
             framework: a.framework.as_deref(),
             vulns: a.vulns.as_deref(),
@@ -1906,137 +1903,86 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     } else {
         a.targets.clone()
     };
-    let run_like = RunArgs {
-        suites: vec![],
-        settings: vec![],
-        agents: names
-            .iter()
-            .filter(|n| gauntlet_agents::ChatTarget::from_name(n).is_none())
-            .cloned()
-            .chain(a.judge.clone())
-            .chain(a.attacker.clone())
-            .chain(a.simulator.clone())
-            .collect(),
-        config: a.config.clone(),
-        cache: "off".into(),
-        cache_dir: PathBuf::from(".gauntlet/cache"),
-        budget: None,
-        timeout: None,
-        model_concurrency: None,
-        defense: "allow-all".into(),
-        controller: "scripted".into(),
-        judge: None,
-        judge_max_tokens: default_judge_tokens(),
-        max_steps: 10,
-        repeat: 1,
-        concurrency: None,
-        seed,
-        max_turns: 10,
-        shard: None,
-        json: None,
-        quiet: true,
-        store: StoreArgs::default(),
-        resume: None,
-        fail_on: vec![],
-    };
-    let mut models = Models::new(&cfg, &run_like, gauntlet_llm::CacheMode::Off)?;
-    if let (Some(st), Some(info)) = (&store, &resumed) {
-        models.carry(st, &info.id)?;
-    }
-    let mut targets: Vec<Box<dyn gauntlet_agents::Target>> = Vec::new();
-    for n in &names {
-        if let Some(t) = gauntlet_agents::ChatTarget::from_name(n) {
-            targets.push(Box::new(t));
-            continue;
-        }
-        // Model targets get the canary in their system prompt, so prompt leakage is detectable.
-        let mut tcfg = cfg.clone_with_canary(n);
-        tcfg.pool = cfg.pool.clone();
-        targets.push(
-            models
-                .target(n, &tcfg, 10)
-                .map_err(|e| anyhow::anyhow!("{}", e.to_string().replace("--agent", "--target")))?,
-        );
-    }
-    let judge_pool = match &a.judge {
-        Some(j) => Some(models.pool("judge", j, "--judge")?),
-        None => None,
-    };
-    let attacker_pool = match &a.attacker {
-        Some(m) => Some(models.pool("attacker", m, "--attacker")?),
-        None => None,
-    };
-    let simulator_pool = match &a.simulator {
-        Some(m) => Some(models.pool("simulator", m, "--simulator")?),
-        None => None,
-    };
-    let handle = if judge_pool.is_some() || attacker_pool.is_some() || simulator_pool.is_some() {
-        Some(models.handle()?)
-    } else {
-        None
-    };
-    let judge_model = match (&judge_pool, &handle) {
-        (Some(p), Some(h)) => Some(gauntlet_judge::redteam::JudgeModel {
-            model: p.as_ref(),
-            runtime: h,
-        }),
-        _ => None,
-    };
-    let attacker = match (&attacker_pool, &handle) {
-        (Some(p), Some(h)) => Some(gauntlet_redteam::model_attacks::Attacker {
-            model: p.as_ref(),
-            runtime: h,
-        }),
-        _ => None,
-    };
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let rcfg = gauntlet_redteam::RedTeamConfig {
+    let plan = gauntlet_redteam::RedTeamConfig {
         shard,
         attacks,
         seeds_per_subtype,
         seed,
         multi_turn,
-        concurrency: a
-            .concurrency
-            .unwrap_or(if models.any() { 16.max(cores) } else { cores }),
+        concurrency: 0,
     };
-    let mut simulated = None;
-    let stored_seeds = resumed
-        .as_ref()
-        .and_then(|i| i.header.get("simulated_seeds").cloned());
-    if let Some(seeds) = &stored_seeds {
-        // The interrupted attempt's simulated seeds, so the resumed run plans the very same cases.
-        apply_seeds(&mut vulns, seeds)?;
-        simulated = resumed
-            .as_ref()
-            .and_then(|i| i.header.get("simulator_summary").cloned())
-            .and_then(|v| serde_json::from_value(v).ok());
-    } else if let (Some(p), Some(h)) = (&simulator_pool, &handle) {
-        let started = Instant::now();
-        let (v, summary) = gauntlet_redteam::simulator::simulate(
-            &vulns,
-            seeds_per_subtype,
-            gauntlet_redteam::model_attacks::Attacker {
-                model: p.as_ref(),
-                runtime: h,
-            },
-            rcfg.concurrency,
-        );
-        eprintln!(
-            "simulator: {} inputs generated, {} catalogue seeds filled in, {} calls in {:.2} s",
-            summary.simulated,
-            summary.fallback,
-            summary.calls,
-            started.elapsed().as_secs_f64()
-        );
-        vulns = v;
-        simulated = Some(summary);
+    Ok((plan, vulns, names))
+}
+
+/// The red team's targets: reference chat targets by name, anything else a model or app target with the run's
+/// canary in its system prompt (so prompt leakage is detectable).
+fn redteam_targets(
+    models: &Models,
+    cfg: &config::Config,
+    names: &[String],
+) -> Result<Vec<Box<dyn gauntlet_agents::Target>>> {
+    let mut targets: Vec<Box<dyn gauntlet_agents::Target>> = Vec::new();
+    for n in names {
+        if let Some(t) = gauntlet_agents::ChatTarget::from_name(n) {
+            targets.push(Box::new(t));
+            continue;
+        }
+        let mut tcfg = cfg.clone_with_canary(n);
+        tcfg.pool = cfg.pool.clone();
+        targets.push(models.target(n, &tcfg, 10, "--target")?);
     }
-    let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge, "attacker": a.attacker, "simulator": a.simulator});
-    let total = gauntlet_redteam::job::plan_len(&vulns, targets.len(), &rcfg);
-    let (run_id, done) = match (&store, &resumed) {
+    Ok(targets)
+}
+
+/// The red team's seeds: a resumed run's simulated seeds (so it plans the very same cases), or new ones from the
+/// simulator model, or the catalogue's as they are (`None`).
+fn simulate_seeds(
+    resumed: Option<&gauntlet_store::RunInfo>,
+    simulator: Option<gauntlet_redteam::model_attacks::Attacker<'_>>,
+    vulns: &mut Vec<gauntlet_redteam::Vulnerability>,
+    rcfg: &gauntlet_redteam::RedTeamConfig,
+) -> Result<Option<gauntlet_redteam::simulator::Summary>> {
+    if let Some(seeds) = resumed.and_then(|i| i.header.get("simulated_seeds")) {
+        apply_seeds(vulns, seeds)?;
+        return Ok(resumed
+            .and_then(|i| i.header.get("simulator_summary").cloned())
+            .and_then(|v| serde_json::from_value(v).ok()));
+    }
+    let Some(model) = simulator else {
+        return Ok(None);
+    };
+    let started = Instant::now();
+    let (v, summary) = gauntlet_redteam::simulator::simulate(
+        vulns,
+        rcfg.seeds_per_subtype,
+        model,
+        rcfg.concurrency,
+    );
+    eprintln!(
+        "simulator: {} inputs generated, {} catalogue seeds filled in, {} calls in {:.2} s",
+        summary.simulated,
+        summary.fallback,
+        summary.calls,
+        started.elapsed().as_secs_f64()
+    );
+    *vulns = v;
+    Ok(Some(summary))
+}
+
+/// Where the red team's cases go: a new run in the store (its header carrying simulated seeds), or the resumed
+/// run, reopened, with the cases it already has. `(None, [])` without a store.
+fn record_redteam(
+    store: Option<&gauntlet_store::Store>,
+    resumed: Option<&gauntlet_store::RunInfo>,
+    a: &RedteamArgs,
+    head: &serde_json::Value,
+    total: usize,
+    vulns: &[gauntlet_redteam::Vulnerability],
+    simulated: &Option<gauntlet_redteam::simulator::Summary>,
+) -> Result<(Option<String>, Vec<bool>)> {
+    Ok(match (store, resumed) {
         (Some(st), Some(info)) => {
-            if strip_stored(&info.header) != head || info.total != total as u64 {
+            if strip_stored(&info.header) != *head || info.total != total as u64 {
                 bail!(
                     "--resume: run {} no longer plans the same cases: its catalogue, targets or settings changed since it started",
                     info.id
@@ -2054,20 +2000,111 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         }
         (Some(st), None) => {
             let mut header = head.clone();
-            if let (Some(o), Some(sum)) = (header.as_object_mut(), &simulated) {
-                o.insert("simulated_seeds".into(), seeds_json(&vulns));
+            if let (Some(o), Some(sum)) = (header.as_object_mut(), simulated) {
+                o.insert("simulated_seeds".into(), seeds_json(vulns));
                 o.insert("simulator_summary".into(), serde_json::to_value(sum)?);
             }
             let id = st.create_run(
                 gauntlet_store::RunKind::Redteam,
-                &serde_json::to_value(&a)?,
+                &serde_json::to_value(a)?,
                 &header,
                 total as u64,
             )?;
             (Some(id), Vec::new())
         }
         (None, _) => (None, Vec::new()),
+    })
+}
+
+/// A model that writes attacks (the attacker or the simulator), when its pool and the runtime exist.
+fn attacker_of<'a>(
+    pool: &'a Option<std::sync::Arc<gauntlet_llm::Pool>>,
+    handle: &'a Option<tokio::runtime::Handle>,
+) -> Option<gauntlet_redteam::model_attacks::Attacker<'a>> {
+    pool.as_ref()
+        .zip(handle.as_ref())
+        .map(|(p, h)| gauntlet_redteam::model_attacks::Attacker {
+            model: p.as_ref(),
+            runtime: h,
+        })
+}
+
+fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
+    let store = open_store(&a.store)?;
+    let mut resumed = None;
+    if let Some(id) = a.resume.take() {
+        let (mut stored, info): (RedteamArgs, _) = resumed_run(store.as_ref(), &id, "redteam")?;
+        stored.json = a.json.take();
+        stored.concurrency = a.concurrency.or(stored.concurrency);
+        stored.ignore_errors = a.ignore_errors;
+        stored.store = a.store.clone();
+        stored.fail_on = std::mem::take(&mut a.fail_on);
+        a = stored;
+        resumed = Some(info);
+    }
+    let catalogue = gauntlet_redteam::catalog::builtin()
+        .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
+    let cfg = match &a.config {
+        Some(p) => config::Config::load(p)?,
+        None => config::Config::default(),
     };
+    let file = cfg.redteam.clone().unwrap_or_default();
+    let (mut rcfg, mut vulns, names) = plan_redteam(&mut a, &file, &catalogue, !gates.is_empty())?;
+    // A runtime only when a target, the judge, the attacker or the simulator is a model.
+    let needs = names
+        .iter()
+        .filter(|n| gauntlet_agents::ChatTarget::from_name(n).is_none())
+        .chain(a.judge.iter())
+        .chain(a.attacker.iter())
+        .chain(a.simulator.iter())
+        .any(|n| gauntlet_agents::builtin_target(n).is_none());
+    let mut models = Models::build(&cfg, needs, None, None, None, None)?;
+    if let (Some(st), Some(info)) = (&store, &resumed) {
+        models.carry(st, &info.id)?;
+    }
+    let targets = redteam_targets(&models, &cfg, &names)?;
+    let pool_for = |spec: &Option<String>, role: &str, flag: &str| {
+        spec.as_deref()
+            .map(|m| models.pool(role, m, flag))
+            .transpose()
+    };
+    let judge_pool = pool_for(&a.judge, "judge", "--judge")?;
+    let attacker_pool = pool_for(&a.attacker, "attacker", "--attacker")?;
+    let simulator_pool = pool_for(&a.simulator, "simulator", "--simulator")?;
+    let handle = if judge_pool.is_some() || attacker_pool.is_some() || simulator_pool.is_some() {
+        Some(models.handle()?)
+    } else {
+        None
+    };
+    let judge_model = judge_pool.as_ref().zip(handle.as_ref()).map(|(p, h)| {
+        gauntlet_judge::redteam::JudgeModel {
+            model: p.as_ref(),
+            runtime: h,
+        }
+    });
+    let attacker = attacker_of(&attacker_pool, &handle);
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    rcfg.concurrency = a
+        .concurrency
+        .unwrap_or(if models.any() { 16.max(cores) } else { cores });
+    let simulated = simulate_seeds(
+        resumed.as_ref(),
+        attacker_of(&simulator_pool, &handle),
+        &mut vulns,
+        &rcfg,
+    )?;
+    let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge, "attacker": a.attacker, "simulator": a.simulator});
+    let total = gauntlet_redteam::job::plan_len(&vulns, targets.len(), &rcfg);
+    let (run_id, done) = record_redteam(
+        store.as_ref(),
+        resumed.as_ref(),
+        &a,
+        &head,
+        total,
+        &vulns,
+        &simulated,
+    )?;
     let mut store_writer = match (&store, &run_id) {
         (Some(st), Some(id)) => Some(st.writer(id).with_ledger(models.ledger_source())),
         _ => None,
@@ -2076,19 +2113,14 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         Some(p) => {
             let f = std::fs::File::create(p)
                 .with_context(|| format!("--json: cannot create {}", p.display()))?;
-            let mut w = std::io::BufWriter::new(f);
-            let head = head.to_string();
-            write!(w, "{},\"cases\":[", head.strip_suffix('}').unwrap_or(&head))?;
-            Some(w)
+            let w = std::io::BufWriter::new(f);
+            Some(gauntlet_report::json::Streamed::start(w, &head, "cases")?)
         }
         None => None,
     };
-    let mut first = true;
     let mut sink = |c: &gauntlet_redteam::RtCase| -> std::io::Result<()> {
         if let Some(w) = writer.as_mut() {
-            w.write_all(if first { b"\n" } else { b",\n" })?;
-            first = false;
-            serde_json::to_writer(&mut *w, c)?;
+            w.item(c)?;
         }
         if let Some(sw) = store_writer.as_mut()
             && !done.get(c.index).copied().unwrap_or(false)
@@ -2156,11 +2188,8 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             Some(&serde_json::to_value(&report)?),
         )?;
     }
-    if let Some(mut w) = writer {
-        write!(w, "\n],\"report\":")?;
-        serde_json::to_writer(&mut w, &report)?;
-        writeln!(w, "}}")?;
-        w.flush()?;
+    if let Some(w) = writer {
+        w.finish("report", &report)?;
     }
     print_redteam(
         &mut std::io::stdout().lock(),

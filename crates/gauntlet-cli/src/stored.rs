@@ -403,15 +403,12 @@ fn report(
             match format {
                 Format::Table => print_redteam(out, &head, framework, &report)?,
                 Format::Json => {
-                    let h = head.to_string();
-                    write!(out, "{},\"cases\":[", h.strip_suffix('}').unwrap_or(&h))?;
-                    for (i, c) in raw.by_ref().enumerate() {
-                        out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
-                        out.write_all(c.as_bytes())?;
+                    let mut doc =
+                        gauntlet_report::json::Streamed::start(&mut *out, &head, "cases")?;
+                    for c in raw.by_ref() {
+                        doc.raw_item(&c)?;
                     }
-                    write!(out, "\n],\"report\":")?;
-                    serde_json::to_writer(&mut *out, &report)?;
-                    writeln!(out, "}}")?;
+                    doc.finish("report", &report)?;
                 }
                 Format::Jsonl => {
                     for c in raw.by_ref() {

@@ -10,8 +10,60 @@ pub const SCHEMA: &str = "gauntlet.run/v1";
 
 /// Streams a run as one JSON document.
 pub struct JsonSink<W: Write> {
+    doc: Streamed<W>,
+}
+
+/// A JSON document written as it is made, in the shape every job's document has: the fields of a head object,
+/// then one array of items (`"episodes"`, `"cases"`), one per line, then one closing field (`"summary"`,
+/// `"report"`). The head's fields keep their serialised order, so the document is byte-identical to serialising
+/// the whole at once.
+pub struct Streamed<W: Write> {
     out: W,
     first: bool,
+}
+
+impl<W: Write> Streamed<W> {
+    /// Writes the head's fields and opens the array `list`.
+    pub fn start(mut out: W, head: &impl Serialize, list: &str) -> std::io::Result<Streamed<W>> {
+        let head = serde_json::to_string(head)?;
+        let Some(open) = head.strip_suffix('}') else {
+            return Err(std::io::Error::other(
+                "a document head must be a JSON object",
+            ));
+        };
+        let comma = if open == "{" { "" } else { "," };
+        write!(out, "{open}{comma}{}:[", serde_json::to_string(list)?)?;
+        Ok(Streamed { out, first: true })
+    }
+
+    /// Appends an item.
+    pub fn item(&mut self, item: &impl Serialize) -> std::io::Result<()> {
+        self.separate()?;
+        serde_json::to_writer(&mut self.out, item)?;
+        Ok(())
+    }
+
+    /// Appends an item that is already JSON text (a stored record), as it is.
+    pub fn raw_item(&mut self, json: &str) -> std::io::Result<()> {
+        self.separate()?;
+        self.out.write_all(json.as_bytes())
+    }
+
+    fn separate(&mut self) -> std::io::Result<()> {
+        self.out
+            .write_all(if self.first { b"\n" } else { b",\n" })?;
+        self.first = false;
+        Ok(())
+    }
+
+    /// Closes the array, writes the closing field `key`, ends the document with a newline and flushes.
+    pub fn finish(mut self, key: &str, value: &impl Serialize) -> std::io::Result<W> {
+        write!(self.out, "\n],{}:", serde_json::to_string(key)?)?;
+        serde_json::to_writer(&mut self.out, value)?;
+        writeln!(self.out, "}}")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
 }
 
 /// What a run document says before its episodes: what was run, against what, with which defense.
@@ -49,30 +101,73 @@ impl RunHeader {
 
 impl<W: Write> JsonSink<W> {
     /// Writes the header and opens the episode list.
-    pub fn start(mut out: W, header: &RunHeader) -> std::io::Result<JsonSink<W>> {
-        let header = serde_json::to_string(header)?;
-        // Re-open the header object to append the episodes array.
-        let open = header.strip_suffix('}').unwrap_or(&header);
-        write!(out, "{open},\"episodes\":[")?;
-        Ok(JsonSink { out, first: true })
+    pub fn start(out: W, header: &RunHeader) -> std::io::Result<JsonSink<W>> {
+        Ok(JsonSink {
+            doc: Streamed::start(out, header, "episodes")?,
+        })
     }
 
     /// Closes the episode list, writes the summary and flushes.
-    pub fn finish(mut self, summary: &Summary) -> std::io::Result<W> {
-        write!(self.out, "\n],\"summary\":")?;
-        serde_json::to_writer(&mut self.out, summary)?;
-        writeln!(self.out, "}}")?;
-        self.out.flush()?;
-        Ok(self.out)
+    pub fn finish(self, summary: &Summary) -> std::io::Result<W> {
+        self.doc.finish("summary", summary)
     }
 }
 
 impl<W: Write> EpisodeSink for JsonSink<W> {
     fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()> {
-        self.out
-            .write_all(if self.first { b"\n" } else { b",\n" })?;
-        self.first = false;
-        serde_json::to_writer(&mut self.out, record)?;
-        Ok(())
+        self.doc.item(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Streamed;
+
+    #[derive(serde::Serialize)]
+    struct Head {
+        schema: &'static str,
+        zeta: u32,
+        alpha: Vec<u32>,
+    }
+
+    #[derive(serde::Serialize)]
+    struct Whole {
+        schema: &'static str,
+        zeta: u32,
+        alpha: Vec<u32>,
+        items: Vec<serde_json::Value>,
+        report: serde_json::Value,
+    }
+
+    #[test]
+    fn a_streamed_document_is_the_whole_serialised_at_once() {
+        let head = Head {
+            schema: "s/v1",
+            zeta: 2,
+            alpha: vec![1],
+        };
+        let items = vec![serde_json::json!({"a": 1}), serde_json::json!([2, "x\"y"])];
+        let report = serde_json::json!({"ok": true});
+        let mut doc = Streamed::start(Vec::new(), &head, "items").expect("starts");
+        doc.item(&items[0]).expect("item");
+        doc.raw_item(&items[1].to_string()).expect("raw item");
+        let got =
+            String::from_utf8(doc.finish("report", &report).expect("finishes")).expect("utf-8");
+        let whole = Whole {
+            schema: head.schema,
+            zeta: head.zeta,
+            alpha: head.alpha.clone(),
+            items,
+            report,
+        };
+        let want: serde_json::Value = serde_json::to_value(&whole).expect("serialises");
+        let parsed: serde_json::Value = serde_json::from_str(&got).expect("valid JSON");
+        assert_eq!(parsed, want);
+        // Field order is the head's, then the list, then the closing field.
+        assert!(got.starts_with(
+            "{\"schema\":\"s/v1\",\"zeta\":2,\"alpha\":[1],\"items\":[\n{\"a\":1},\n"
+        ));
+        assert!(got.ends_with("\n],\"report\":{\"ok\":true}}\n"));
+        assert!(Streamed::start(Vec::new(), &3, "items").is_err());
     }
 }
