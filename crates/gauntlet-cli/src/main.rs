@@ -508,20 +508,8 @@ fn load_valid(paths: &[PathBuf]) -> Result<Loaded> {
     Ok(loaded)
 }
 
-fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
-    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
-    let store = open_store(&a.store)?;
-    let mut resumed = None;
-    if let Some(id) = a.resume.take() {
-        let (mut stored, info): (RunArgs, _) = resumed_run(store.as_ref(), &id, "run")?;
-        stored.json = a.json.take();
-        stored.quiet = a.quiet;
-        stored.concurrency = a.concurrency.or(stored.concurrency);
-        stored.store = a.store.clone();
-        stored.fail_on = std::mem::take(&mut a.fail_on);
-        a = stored;
-        resumed = Some(info);
-    }
+/// The run's settings, after checking the numeric flags.
+fn checked_run_args(a: &RunArgs) -> Result<Vec<Setting>> {
     let mut settings = Vec::new();
     for s in &a.settings {
         let s: Setting = s
@@ -540,36 +528,23 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     if a.concurrency == Some(0) {
         bail!("--concurrency: must be at least 1");
     }
-    let names: Vec<String> = if a.agents.is_empty() {
-        gauntlet_agents::BUILTIN_TARGETS
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    } else {
-        a.agents.clone()
-    };
-    let cfg = match &a.config {
-        Some(p) => config::Config::load(p)?,
-        None => config::Config::default(),
-    };
-    let cache_mode: gauntlet_llm::CacheMode = a
-        .cache
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("--cache: {e}"))?;
     if a.budget.is_some_and(|b| b.is_nan() || b <= 0.0) {
         bail!("--budget: must be a positive number of USD");
     }
     if a.timeout.is_some_and(|t| t.is_nan() || t <= 0.0) {
         bail!("--timeout: must be a positive number of seconds");
     }
-    let mut models = Models::new(&cfg, &a, cache_mode)?;
-    if let (Some(st), Some(info)) = (&store, &resumed) {
-        models.carry(st, &info.id)?;
-    }
-    let mut targets: Vec<Box<dyn gauntlet_agents::Target>> = Vec::new();
-    for n in &names {
-        targets.push(models.target(n, &cfg, a.max_steps, "--agent")?);
-    }
+    Ok(settings)
+}
+
+/// The run's model controller (`None` for the scripted ladder) and case judge, from `--controller` and `--judge`.
+fn run_models(
+    a: &RunArgs,
+    models: &Models,
+) -> Result<(
+    Option<gauntlet_attacks::Attacker>,
+    Option<gauntlet_judge::rubric::CaseJudge>,
+)> {
     let attacker = if a.controller == "scripted" {
         None
     } else {
@@ -604,40 +579,21 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             })
         }
     };
-    let loaded = load_valid(&a.suites)?;
-    let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
-    // Model targets spend their time waiting on the network: run more episodes at once by default.
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let concurrency = a
-        .concurrency
-        .unwrap_or(if models.any() { 16.max(cores) } else { cores });
-    if a.shard.is_some() && !gates.is_empty() {
-        bail!(
-            "--fail-on: a shard's figures cover only its part of the run; gate the merged run instead (gauntlet report RUN_ID --fail-on …)"
-        );
-    }
-    let shard = a
-        .shard
-        .as_deref()
-        .map(gauntlet_cases::run::Shard::parse)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("--shard: {e}"))?;
-    let config = RunConfig {
-        settings,
-        repeat: a.repeat,
-        concurrency,
-        seed: a.seed,
-        max_turns: a.max_turns,
-        shard,
-    };
-    let defense = models.defense(&a.defense)?;
-    let defense = defense.as_ref();
-    let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
-    let header = gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids);
-    let total = gauntlet_cases::run::plan_len(&cases, targets.len(), &config);
-    let (run_id, done) = match (&store, &resumed) {
+    Ok((attacker, judge))
+}
+
+/// Where the run's episodes go: a new run in the store, or the resumed run, reopened, with the episodes it
+/// already has. `(None, [])` without a store.
+fn record_run(
+    store: Option<&gauntlet_store::Store>,
+    resumed: Option<&gauntlet_store::RunInfo>,
+    a: &RunArgs,
+    header: &gauntlet_report::json::RunHeader,
+    total: usize,
+) -> Result<(Option<String>, Vec<bool>)> {
+    Ok(match (store, resumed) {
         (Some(st), Some(info)) => {
-            if serde_json::to_value(&header)? != info.header {
+            if serde_json::to_value(header)? != info.header {
                 bail!(
                     "--resume: run {} no longer plans the same episodes: its cases, targets or settings changed since it started",
                     info.id
@@ -658,14 +614,208 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         (Some(st), None) => {
             let id = st.create_run(
                 gauntlet_store::RunKind::Run,
-                &serde_json::to_value(&a)?,
-                &serde_json::to_value(&header)?,
+                &serde_json::to_value(a)?,
+                &serde_json::to_value(header)?,
                 total as u64,
             )?;
             (Some(id), Vec::new())
         }
         (None, _) => (None, Vec::new()),
+    })
+}
+
+/// Draws the run's progress line on stderr.
+fn draw_progress(p: &gauntlet_cases::ProgressInfo, started: Instant, models: &Models) {
+    let elapsed = started.elapsed().as_secs_f64();
+    let eta = if p.done > 0 {
+        elapsed / p.done as f64 * (p.total - p.done) as f64
+    } else {
+        0.0
     };
+    let asr = if p.valid > 0 {
+        format!("{:.1}%", 100.0 * p.violated as f64 / p.valid as f64)
+    } else {
+        "–".into()
+    };
+    let width = 24;
+    let filled = (width * p.done).checked_div(p.total).unwrap_or(width);
+    let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
+    let cost = models.cost();
+    eprint!(
+        "\r[{bar}] {}/{} episodes, ETA {:.0}s | ASR so far {asr} | errored {} | {} tokens{}   ",
+        p.done,
+        p.total,
+        eta,
+        p.errored,
+        p.tokens,
+        if cost > 0.0 {
+            format!(" | ${cost:.4}")
+        } else {
+            String::new()
+        }
+    );
+    if p.done == p.total {
+        eprintln!();
+    }
+}
+
+/// Ends a recorded run (nothing without a store): its models' ledgers saved, then complete with `summary`, or
+/// failed when there is none. A failed run's ledger is saved on a best-effort basis: the run's own error is what
+/// the user must see.
+fn finish_recorded(
+    store: Option<&gauntlet_store::Store>,
+    run_id: Option<&str>,
+    models: &Models,
+    summary: Option<&serde_json::Value>,
+) -> Result<()> {
+    let (Some(st), Some(id)) = (store, run_id) else {
+        return Ok(());
+    };
+    match summary {
+        Some(summary) => {
+            models.save_ledger(st, id)?;
+            st.finish_run(id, gauntlet_store::RunStatus::Complete, Some(summary))?;
+        }
+        None => {
+            let _ = models.save_ledger(st, id);
+            st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
+        }
+    }
+    Ok(())
+}
+
+/// With `--resume ID`: the stored arguments of run ID replace `a`'s, but for the flags that do not change what is
+/// run (output, concurrency, store, gates). Returns the run to resume.
+fn resume_run_args(
+    a: &mut RunArgs,
+    store: Option<&gauntlet_store::Store>,
+) -> Result<Option<gauntlet_store::RunInfo>> {
+    let Some(id) = a.resume.take() else {
+        return Ok(None);
+    };
+    let (mut stored, info): (RunArgs, _) = resumed_run(store, &id, "run")?;
+    stored.json = a.json.take();
+    stored.quiet = a.quiet;
+    stored.concurrency = a.concurrency.or(stored.concurrency);
+    stored.store = a.store.clone();
+    stored.fail_on = std::mem::take(&mut a.fail_on);
+    *a = stored;
+    Ok(Some(info))
+}
+
+/// The run's plan: settings, repetitions, concurrency, seed, turns and shard. `gated`: `--fail-on` was given,
+/// which a shard cannot honour.
+fn run_config(
+    a: &RunArgs,
+    settings: Vec<Setting>,
+    concurrency: usize,
+    gated: bool,
+) -> Result<RunConfig> {
+    if a.shard.is_some() && gated {
+        bail!(
+            "--fail-on: a shard's figures cover only its part of the run; gate the merged run instead (gauntlet report RUN_ID --fail-on …)"
+        );
+    }
+    let shard = a
+        .shard
+        .as_deref()
+        .map(gauntlet_cases::run::Shard::parse)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--shard: {e}"))?;
+    Ok(RunConfig {
+        settings,
+        repeat: a.repeat,
+        concurrency,
+        seed: a.seed,
+        max_turns: a.max_turns,
+        shard,
+    })
+}
+
+/// The lines on stderr after a run's tables: model spend, time per episode, and where the results went.
+fn tell_run_end(
+    a: &RunArgs,
+    models: &Models,
+    summary: &gauntlet_cases::Summary,
+    elapsed: std::time::Duration,
+    concurrency: usize,
+    run_id: Option<&str>,
+) {
+    models.report();
+    let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
+    eprintln!(
+        "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
+        summary.episodes,
+        elapsed.as_secs_f64(),
+        per,
+        concurrency
+    );
+    if let Some(p) = &a.json {
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(id) = run_id {
+        eprintln!(
+            "run {id} recorded in {} (gauntlet report {id} --format html|md|junit|json|jsonl)",
+            a.store.path.display()
+        );
+    }
+}
+
+/// An episode an earlier attempt of a resumed run stored.
+fn stored_episode(
+    store: Option<&gauntlet_store::Store>,
+    run_id: Option<&str>,
+    i: usize,
+) -> std::io::Result<gauntlet_cases::EpisodeRecord> {
+    let (Some(st), Some(id)) = (store, run_id) else {
+        return Err(std::io::Error::other("no store"));
+    };
+    st.episode(id, i)
+        .map_err(std::io::Error::other)?
+        .ok_or_else(|| std::io::Error::other(format!("episode {i} is not in the store")))
+}
+
+fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
+    let store = open_store(&a.store)?;
+    let resumed = resume_run_args(&mut a, store.as_ref())?;
+    let settings = checked_run_args(&a)?;
+    let names: Vec<String> = if a.agents.is_empty() {
+        gauntlet_agents::BUILTIN_TARGETS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        a.agents.clone()
+    };
+    let cfg = config::Config::load_opt(a.config.as_deref())?;
+    let cache_mode: gauntlet_llm::CacheMode = a
+        .cache
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--cache: {e}"))?;
+    let mut models = Models::new(&cfg, &a, cache_mode)?;
+    if let (Some(st), Some(info)) = (&store, &resumed) {
+        models.carry(st, &info.id)?;
+    }
+    let targets = names
+        .iter()
+        .map(|n| models.target(n, &cfg, a.max_steps, "--agent"))
+        .collect::<Result<Vec<_>>>()?;
+    let (attacker, judge) = run_models(&a, &models)?;
+    let loaded = load_valid(&a.suites)?;
+    let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
+    // Model targets spend their time waiting on the network: run more episodes at once by default.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let concurrency = a
+        .concurrency
+        .unwrap_or(if models.any() { 16.max(cores) } else { cores });
+    let config = run_config(&a, settings, concurrency, !gates.is_empty())?;
+    let defense = models.defense(&a.defense)?;
+    let defense = defense.as_ref();
+    let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
+    let header = gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids);
+    let total = gauntlet_cases::run::plan_len(&cases, targets.len(), &config);
+    let (run_id, done) = record_run(store.as_ref(), resumed.as_ref(), &a, &header, total)?;
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
     let last_draw = std::sync::Mutex::new(Instant::now());
@@ -680,37 +830,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             }
             *last = Instant::now();
         }
-        let elapsed = started.elapsed().as_secs_f64();
-        let eta = if p.done > 0 {
-            elapsed / p.done as f64 * (p.total - p.done) as f64
-        } else {
-            0.0
-        };
-        let asr = if p.valid > 0 {
-            format!("{:.1}%", 100.0 * p.violated as f64 / p.valid as f64)
-        } else {
-            "–".into()
-        };
-        let width = 24;
-        let filled = (width * p.done).checked_div(p.total).unwrap_or(width);
-        let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
-        let cost = models.cost();
-        eprint!(
-            "\r[{bar}] {}/{} episodes, ETA {:.0}s | ASR so far {asr} | errored {} | {} tokens{}   ",
-            p.done,
-            p.total,
-            eta,
-            p.errored,
-            p.tokens,
-            if cost > 0.0 {
-                format!(" | ${cost:.4}")
-            } else {
-                String::new()
-            }
-        );
-        if p.done == p.total {
-            eprintln!();
-        }
+        draw_progress(p, started, &models);
     };
     let mut json_sink = match &a.json {
         Some(path) => {
@@ -730,15 +850,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         }),
         _ => None,
     };
-    let mut load = |i: usize| -> std::io::Result<gauntlet_cases::EpisodeRecord> {
-        match (&store, &run_id) {
-            (Some(st), Some(id)) => st
-                .episode(id, i)
-                .map_err(std::io::Error::other)?
-                .ok_or_else(|| std::io::Error::other(format!("episode {i} is not in the store"))),
-            _ => Err(std::io::Error::other("no store")),
-        }
-    };
+    let mut load = |i: usize| stored_episode(store.as_ref(), run_id.as_deref(), i);
     let resume = run_id.as_ref().map(|_| gauntlet_cases::run::Resume {
         done: &done,
         load: &mut load,
@@ -769,11 +881,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
-            if let (Some(st), Some(id)) = (&store, &run_id) {
-                // The run's error is what matters; a ledger that cannot be saved must not hide it.
-                let _ = models.save_ledger(st, id);
-                st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
-            }
+            finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
             return Err(e).context(match &a.json {
                 Some(p) => format!("writing {}", p.display()),
                 None => "recording the run".into(),
@@ -784,35 +892,23 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         j.finish(&summary)
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    if let (Some(st), Some(id)) = (&store, &run_id) {
-        models.save_ledger(st, id)?;
-        st.finish_run(
-            id,
-            gauntlet_store::RunStatus::Complete,
-            Some(&serde_json::to_value(&summary)?),
-        )?;
-    }
+    finish_recorded(
+        store.as_ref(),
+        run_id.as_deref(),
+        &models,
+        Some(&serde_json::to_value(&summary)?),
+    )?;
     let elapsed = started.elapsed();
     print_run(&mut std::io::stdout().lock(), &header, &summary)?;
     if !a.quiet {
-        models.report();
-        let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
-        eprintln!(
-            "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
-            summary.episodes,
-            elapsed.as_secs_f64(),
-            per,
-            concurrency
+        tell_run_end(
+            &a,
+            &models,
+            &summary,
+            elapsed,
+            concurrency,
+            run_id.as_deref(),
         );
-        if let Some(p) = &a.json {
-            eprintln!("wrote {}", p.display());
-        }
-        if let Some(id) = &run_id {
-            eprintln!(
-                "run {id} recorded in {} (gauntlet report {id} --format html|md|junit|json|jsonl)",
-                a.store.path.display()
-            );
-        }
     }
     Ok(gate_exit(
         &gates,
@@ -2029,36 +2125,62 @@ fn attacker_of<'a>(
         })
 }
 
-fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
-    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
-    let store = open_store(&a.store)?;
-    let mut resumed = None;
-    if let Some(id) = a.resume.take() {
-        let (mut stored, info): (RedteamArgs, _) = resumed_run(store.as_ref(), &id, "redteam")?;
-        stored.json = a.json.take();
-        stored.concurrency = a.concurrency.or(stored.concurrency);
-        stored.ignore_errors = a.ignore_errors;
-        stored.store = a.store.clone();
-        stored.fail_on = std::mem::take(&mut a.fail_on);
-        a = stored;
-        resumed = Some(info);
-    }
-    let catalogue = gauntlet_redteam::catalog::builtin()
-        .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
-    let cfg = match &a.config {
-        Some(p) => config::Config::load(p)?,
-        None => config::Config::default(),
+/// With `--resume ID`: the stored arguments of red-team run ID replace `a`'s, but for the flags that do not change
+/// what is run. Returns the run to resume.
+fn resume_redteam_args(
+    a: &mut RedteamArgs,
+    store: Option<&gauntlet_store::Store>,
+) -> Result<Option<gauntlet_store::RunInfo>> {
+    let Some(id) = a.resume.take() else {
+        return Ok(None);
     };
-    let file = cfg.redteam.clone().unwrap_or_default();
-    let (mut rcfg, mut vulns, names) = plan_redteam(&mut a, &file, &catalogue, !gates.is_empty())?;
-    // A runtime only when a target, the judge, the attacker or the simulator is a model.
-    let needs = names
+    let (mut stored, info): (RedteamArgs, _) = resumed_run(store, &id, "redteam")?;
+    stored.json = a.json.take();
+    stored.concurrency = a.concurrency.or(stored.concurrency);
+    stored.ignore_errors = a.ignore_errors;
+    stored.store = a.store.clone();
+    stored.fail_on = std::mem::take(&mut a.fail_on);
+    *a = stored;
+    Ok(Some(info))
+}
+
+/// Whether the red team needs the model runtime: a target, the judge, the attacker or the simulator is a model.
+fn redteam_needs_models(a: &RedteamArgs, names: &[String]) -> bool {
+    names
         .iter()
         .filter(|n| gauntlet_agents::ChatTarget::from_name(n).is_none())
         .chain(a.judge.iter())
         .chain(a.attacker.iter())
         .chain(a.simulator.iter())
-        .any(|n| gauntlet_agents::builtin_target(n).is_none());
+        .any(|n| gauntlet_agents::builtin_target(n).is_none())
+}
+
+/// A case an earlier attempt of a resumed red-team run stored.
+fn stored_case(
+    store: Option<&gauntlet_store::Store>,
+    run_id: Option<&str>,
+    i: usize,
+) -> std::io::Result<gauntlet_redteam::RtCase> {
+    let (Some(st), Some(id)) = (store, run_id) else {
+        return Err(std::io::Error::other("no store"));
+    };
+    let raw = st
+        .item(id, i)
+        .map_err(std::io::Error::other)?
+        .ok_or_else(|| std::io::Error::other(format!("case {i} is not in the store")))?;
+    serde_json::from_str(&raw).map_err(std::io::Error::other)
+}
+
+fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
+    let store = open_store(&a.store)?;
+    let resumed = resume_redteam_args(&mut a, store.as_ref())?;
+    let catalogue = gauntlet_redteam::catalog::builtin()
+        .map_err(|e| anyhow::anyhow!("the vulnerability catalogue is broken:\n{}", e.join("\n")))?;
+    let cfg = config::Config::load_opt(a.config.as_deref())?;
+    let file = cfg.redteam.clone().unwrap_or_default();
+    let (mut rcfg, mut vulns, names) = plan_redteam(&mut a, &file, &catalogue, !gates.is_empty())?;
+    let needs = redteam_needs_models(&a, &names);
     let mut models = Models::build(&cfg, needs, None, None, None, None)?;
     if let (Some(st), Some(info)) = (&store, &resumed) {
         models.carry(st, &info.id)?;
@@ -2072,11 +2194,8 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let judge_pool = pool_for(&a.judge, "judge", "--judge")?;
     let attacker_pool = pool_for(&a.attacker, "attacker", "--attacker")?;
     let simulator_pool = pool_for(&a.simulator, "simulator", "--simulator")?;
-    let handle = if judge_pool.is_some() || attacker_pool.is_some() || simulator_pool.is_some() {
-        Some(models.handle()?)
-    } else {
-        None
-    };
+    let any_pool = judge_pool.is_some() || attacker_pool.is_some() || simulator_pool.is_some();
+    let handle = any_pool.then(|| models.handle()).transpose()?;
     let judge_model = judge_pool.as_ref().zip(handle.as_ref()).map(|(p, h)| {
         gauntlet_judge::redteam::JudgeModel {
             model: p.as_ref(),
@@ -2136,20 +2255,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         }
         Ok(())
     };
-    let mut load = |i: usize| -> std::io::Result<gauntlet_redteam::RtCase> {
-        match (&store, &run_id) {
-            (Some(st), Some(id)) => {
-                let raw = st
-                    .item(id, i)
-                    .map_err(std::io::Error::other)?
-                    .ok_or_else(|| {
-                        std::io::Error::other(format!("case {i} is not in the store"))
-                    })?;
-                serde_json::from_str(&raw).map_err(std::io::Error::other)
-            }
-            _ => Err(std::io::Error::other("no store")),
-        }
-    };
+    let mut load = |i: usize| stored_case(store.as_ref(), run_id.as_deref(), i);
     let resume = run_id.as_ref().map(|_| gauntlet_redteam::job::Resume {
         done: &done,
         load: &mut load,
@@ -2171,23 +2277,17 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let mut report = match result {
         Ok(r) => r,
         Err(e) => {
-            if let (Some(st), Some(id)) = (&store, &run_id) {
-                // The run's error is what matters; a ledger that cannot be saved must not hide it.
-                let _ = models.save_ledger(st, id);
-                st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
-            }
+            finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
             return Err(e.into());
         }
     };
     report.simulator = simulated;
-    if let (Some(st), Some(id)) = (&store, &run_id) {
-        models.save_ledger(st, id)?;
-        st.finish_run(
-            id,
-            gauntlet_store::RunStatus::Complete,
-            Some(&serde_json::to_value(&report)?),
-        )?;
-    }
+    finish_recorded(
+        store.as_ref(),
+        run_id.as_deref(),
+        &models,
+        Some(&serde_json::to_value(&report)?),
+    )?;
     if let Some(w) = writer {
         w.finish("report", &report)?;
     }

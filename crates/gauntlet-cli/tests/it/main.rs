@@ -6,6 +6,7 @@ mod mcp;
 mod models;
 mod redteam;
 mod run;
+mod shape;
 mod store;
 
 use std::path::PathBuf;

@@ -1,0 +1,131 @@
+//! The shape of the workspace's code (issue 14): no function over 150 lines outside tests, and a thin binary crate.
+//! Ratchets: a new long function or a longer binary fails; when one is split, lower the ceiling here.
+
+use std::path::{Path, PathBuf};
+
+/// The longest a function may be.
+const LONG: usize = 150;
+/// Functions still longer (the goal is 0).
+const LONG_CEILING: usize = 13;
+/// Lines of the binary crate's sources (the goal is 2,000).
+const CLI_LINES_CEILING: usize = 4_240;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Functions of `src` longer than [`LONG`] lines, outside `#[cfg(test)]` items: (lines, name, first line). The
+/// sources are rustfmt-formatted, so an item ends at the first `}` line with the indentation of its first line.
+fn long_functions(src: &str) -> Vec<(usize, String, usize)> {
+    let lines: Vec<&str> = src.lines().collect();
+    let end_of = |i: usize, indent: usize| {
+        let close = format!("{}}}", " ".repeat(indent));
+        (i + 1..lines.len()).find(|&j| lines[j] == close)
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let indent = line.len() - line.trim_start().len();
+        let t = line.trim_start();
+        if t == "#[cfg(test)]" {
+            // Skip the test item that follows.
+            match end_of(i + 1, indent) {
+                Some(end) => i = end + 1,
+                None => i += 1,
+            }
+            continue;
+        }
+        let t = [
+            "pub ",
+            "pub(crate) ",
+            "pub(super) ",
+            "const ",
+            "async ",
+            "unsafe ",
+        ]
+        .iter()
+        .fold(t, |t, p| t.strip_prefix(p).unwrap_or(t));
+        if let Some(rest) = t.strip_prefix("fn ")
+            && !t.ends_with(';')
+            && let Some(end) = end_of(i, indent)
+        {
+            let len = end - i + 1;
+            if len > LONG {
+                let name = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                out.push((len, name, i + 1));
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn the_long_function_finder_finds_them_and_skips_tests() {
+    let body = "    let x = 1;\n".repeat(LONG);
+    let src = format!(
+        "fn short() {{\n}}\n\npub fn long() {{\n{body}}}\n\n#[cfg(test)]\nmod tests {{\n    fn long_test() {{\n{body}    }}\n}}\n"
+    );
+    let found = long_functions(&src);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].0, found[0].1.as_str()), (LONG + 2, "long"));
+}
+
+#[test]
+fn no_more_long_functions_and_no_longer_binary_than_the_ceilings() {
+    let mut files = Vec::new();
+    rust_files(&workspace().join("crates"), &mut files);
+    let mut long = Vec::new();
+    let mut cli_lines = 0;
+    for f in &files {
+        let rel = f
+            .strip_prefix(workspace())
+            .unwrap_or(f)
+            .display()
+            .to_string();
+        if rel.contains("/tests/") || rel.contains("/benches/") {
+            continue;
+        }
+        let src = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        if rel.contains("gauntlet-cli/src/") {
+            cli_lines += src.lines().count();
+        }
+        long.extend(
+            long_functions(&src)
+                .into_iter()
+                .map(|(n, name, line)| format!("{rel}:{line} {name} ({n} lines)")),
+        );
+    }
+    for l in &long {
+        eprintln!("over {LONG} lines: {l}");
+    }
+    eprintln!("binary crate: {cli_lines} lines");
+    assert!(
+        long.len() <= LONG_CEILING,
+        "{} functions over {LONG} lines (ceiling {LONG_CEILING}): split the new one",
+        long.len()
+    );
+    assert!(
+        cli_lines <= CLI_LINES_CEILING,
+        "the binary crate has {cli_lines} lines (ceiling {CLI_LINES_CEILING}): move domain logic into a library"
+    );
+}
