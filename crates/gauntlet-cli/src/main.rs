@@ -118,8 +118,9 @@ struct RedteamArgs {
     #[arg(long, value_name = "RUN_ID")]
     #[serde(skip)]
     resume: Option<String>,
-    /// Exit 3 when a condition holds for any target or overall, e.g. 'pass_rate < 0.8' (repeatable; metrics:
-    /// pass_rate, failing, errored, unjudged).
+    /// Exit 3 when a condition holds for any target or overall, e.g. 'pass_rate < 0.8', 'unjudged > 0.2'
+    /// (repeatable; metrics: pass_rate, failing, errored, errored_rate, unjudged (share of cases),
+    /// unjudged_count).
     #[arg(long = "fail-on", value_name = "EXPR")]
     #[serde(skip)]
     fail_on: Vec<String>,
@@ -301,10 +302,16 @@ struct RunArgs {
     #[serde(skip)]
     resume: Option<String>,
     /// Exit 3 when a condition holds for any target, e.g. 'asr > 0.10', 'utility < 0.9' (repeatable; metrics:
-    /// asr, asr.SETTING, utility, utility.SETTING, errored, errored_rate, undetermined).
+    /// asr, asr.SETTING, utility, utility.SETTING, errored, errored_rate, undetermined (share of episodes),
+    /// undetermined_count).
     #[arg(long = "fail-on", value_name = "EXPR")]
     #[serde(skip)]
     fail_on: Vec<String>,
+    /// Exit 0 even when episodes errored (they are always kept, counted and excluded from rates); without it, a
+    /// run with an errored episode exits 1.
+    #[arg(long)]
+    #[serde(default)]
+    ignore_errors: bool,
 }
 
 /// Where runs are recorded.
@@ -696,6 +703,7 @@ fn resume_run_args(
     let (mut stored, info): (RunArgs, _) = resumed_run(store, &id, "run")?;
     stored.json = a.json.take();
     stored.quiet = a.quiet;
+    stored.ignore_errors = a.ignore_errors;
     stored.concurrency = a.concurrency.or(stored.concurrency);
     stored.store = a.store.clone();
     stored.fail_on = std::mem::take(&mut a.fail_on);
@@ -910,10 +918,20 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             run_id.as_deref(),
         );
     }
-    Ok(gate_exit(
-        &gates,
-        &gauntlet_report::gate::run_metrics(&summary),
-    ))
+    let gated = gate_exit(&gates, &gauntlet_report::gate::run_metrics(&summary));
+    let errored: u64 = summary
+        .by_target_setting
+        .iter()
+        .map(|r| r.counts.errored)
+        .sum();
+    Ok(if errored > 0 && !a.ignore_errors {
+        eprintln!(
+            "{errored} episodes errored (they are not counted as safe); exit 1 (--ignore-errors exits 0)"
+        );
+        ExitStatus::Errored.into()
+    } else {
+        gated
+    })
 }
 
 /// Prints a run's tables.

@@ -201,10 +201,12 @@ pub const RUN_METRICS: &[&str] = &[
     "errored",
     "errored_rate",
     "undetermined",
+    "undetermined_count",
 ];
 
 /// The run job's metrics per target: `asr` over the attack settings, `utility` (task success) in benign, the
-/// same per setting, and errored / undetermined counts.
+/// same per setting, errored episodes (count and share), and undetermined ones as a share of all episodes
+/// (`undetermined`, so `undetermined > 0.05` gates on it: an unknown verdict is not a pass) and as a count.
 pub fn run_metrics(summary: &Summary) -> Metrics {
     let mut out = Metrics::new();
     let mut totals: BTreeMap<String, gauntlet_cases::run::Counts> = BTreeMap::new();
@@ -233,28 +235,40 @@ pub fn run_metrics(summary: &Summary) -> Metrics {
             m.insert("asr".into(), (n > 0).then(|| v as f64 / n as f64));
         }
         if let Some(t) = totals.get(target) {
+            let share = |n: u64| (t.episodes > 0).then(|| n as f64 / t.episodes as f64);
             m.insert("errored".into(), Some(t.errored as f64));
-            m.insert("undetermined".into(), Some(t.undetermined as f64));
-            m.insert(
-                "errored_rate".into(),
-                (t.episodes > 0).then(|| t.errored as f64 / t.episodes as f64),
-            );
+            m.insert("errored_rate".into(), share(t.errored));
+            m.insert("undetermined".into(), share(t.undetermined));
+            m.insert("undetermined_count".into(), Some(t.undetermined as f64));
         }
     }
     out
 }
 
 /// The red-team job's metric names.
-pub const REDTEAM_METRICS: &[&str] = &["pass_rate", "failing", "errored", "unjudged"];
+pub const REDTEAM_METRICS: &[&str] = &[
+    "pass_rate",
+    "failing",
+    "errored",
+    "errored_rate",
+    "unjudged",
+    "unjudged_count",
+];
 
-/// The red-team job's metrics per target and for `all`.
+/// The red-team job's metrics per target and for `all`: the pass rate (over judged cases), failing and errored
+/// counts, and unjudged cases as a share of all cases (`unjudged`, so `unjudged > 0.2` gates on it: a case nobody
+/// judged is not a pass) and as a count.
 pub fn redteam_metrics(report: &gauntlet_redteam::job::Report) -> Metrics {
     let tally = |t: &gauntlet_redteam::job::Tally| {
+        let total = t.passing + t.failing + t.errored + t.unjudged;
+        let share = |n: u64| (total > 0).then(|| n as f64 / total as f64);
         BTreeMap::from([
             ("pass_rate".to_string(), t.pass_rate),
             ("failing".to_string(), Some(t.failing as f64)),
             ("errored".to_string(), Some(t.errored as f64)),
-            ("unjudged".to_string(), Some(t.unjudged as f64)),
+            ("errored_rate".to_string(), share(t.errored)),
+            ("unjudged".to_string(), share(t.unjudged)),
+            ("unjudged_count".to_string(), Some(t.unjudged as f64)),
         ])
     };
     let mut out: Metrics = report
@@ -346,5 +360,21 @@ mod tests {
             r[0].failed && r[0].scope == "none",
             "a gate that checked nothing fails"
         );
+    }
+
+    #[test]
+    fn unjudged_is_a_share_of_all_cases_that_a_gate_can_bound() {
+        let mut report = gauntlet_redteam::job::Report::default();
+        report.overall.passing = 6;
+        report.overall.failing = 1;
+        report.overall.unjudged = 3;
+        report.overall.pass_rate = Some(6.0 / 7.0);
+        let m = redteam_metrics(&report);
+        assert_eq!(m["all"]["unjudged"], Some(0.3));
+        assert_eq!(m["all"]["unjudged_count"], Some(3.0));
+        let g = Gate::parse("unjudged > 0.2", REDTEAM_METRICS).unwrap_or_else(|e| panic!("{e}"));
+        assert!(check(&[g], &m)[0].failed);
+        let g = Gate::parse("unjudged > 30%", REDTEAM_METRICS).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!check(&[g], &m)[0].failed);
     }
 }

@@ -608,7 +608,13 @@ fn a_failing_or_hanging_command_errors_its_episode() {
         "--json",
         &out.to_string_lossy(),
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    // Errored episodes are not a pass: exit 1 (without --ignore-errors).
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("errored (they are not counted as safe)"),
+        "{}",
+        stderr(&o)
+    );
     let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap_or_default())
         .unwrap_or_else(|e| panic!("{e}"));
     let eps = v["episodes"].as_array().cloned().unwrap_or_default();

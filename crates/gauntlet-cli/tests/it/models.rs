@@ -365,7 +365,13 @@ fn an_http_app_is_tested_through_the_gateway() {
         "--json",
         &out.to_string_lossy(),
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    // Errored episodes are not a pass: exit 1 (without --ignore-errors).
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("errored (they are not counted as safe)"),
+        "{}",
+        stderr(&o)
+    );
     let v = json_of(&out);
     assert_eq!(v["episodes"][0]["status"], "errored");
     assert!(
@@ -376,6 +382,21 @@ fn an_http_app_is_tested_through_the_gateway() {
         v["episodes"][0]
     );
     assert_eq!(v["summary"]["errored"], 1);
+    // `--ignore-errors` keeps the errored episode (counted apart) and exits 0.
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--suite",
+        &suite,
+        "--agent",
+        "http://127.0.0.1:9/chat",
+        "--settings",
+        "benign",
+        "--timeout",
+        "2",
+        "--ignore-errors",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     drop(rt);
 }
 
