@@ -2198,6 +2198,8 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let cfg = config::Config::load_opt(a.config.as_deref())?;
     let file = cfg.redteam.clone().unwrap_or_default();
     let (mut rcfg, mut vulns, names) = plan_redteam(&mut a, &file, &catalogue, !gates.is_empty())?;
+    // The judge's refusal screen compiles while the simulator and the first cases wait on their models.
+    std::thread::spawn(gauntlet_core::refusal::warm_up);
     let needs = redteam_needs_models(&a, &names);
     let mut models = Models::build(&cfg, needs, None, None, None, None)?;
     if let (Some(st), Some(info)) = (&store, &resumed) {

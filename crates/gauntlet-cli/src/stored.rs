@@ -185,6 +185,8 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
         RunsCommand::Delete { ids, store } => {
             let mut st = open(&store)?;
             for id in ids {
+                // `latest` and id prefixes name a run here as everywhere.
+                let id = st.run(&id)?.id;
                 st.delete_run(&id)?;
                 writeln!(out, "deleted {id}")?;
             }

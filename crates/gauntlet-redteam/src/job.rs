@@ -282,6 +282,8 @@ pub fn run(
     sink: &mut dyn FnMut(&RtCase) -> std::io::Result<()>,
     resume: Option<Resume<'_>>,
 ) -> std::io::Result<Report> {
+    // The judge's refusal screen compiles its tables while the first cases wait on their targets.
+    std::thread::spawn(gauntlet_core::refusal::warm_up);
     let plan = plan(vulns, targets.len(), config);
     let total = plan.len();
     let mut report = Report::default();

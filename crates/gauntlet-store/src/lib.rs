@@ -147,6 +147,14 @@ pub enum StoreError {
     /// No run has that id.
     #[error("no run `{0}` in the store (see `gauntlet runs list`)")]
     NoSuchRun(String),
+    /// More than one run id starts with the prefix given.
+    #[error("`{prefix}` is the start of {} run ids ({}): give more of it", .matches.len(), .matches.join(", "))]
+    AmbiguousRun {
+        /// What was given.
+        prefix: String,
+        /// The ids it starts, newest first.
+        matches: Vec<String>,
+    },
     /// The database was written by a newer Gauntlet.
     #[error(
         "store {path}: schema version {found} is newer than this build's {SCHEMA_VERSION}; upgrade Gauntlet"
@@ -414,13 +422,37 @@ impl Store {
         + (SELECT count(*) FROM items i WHERE i.run_id = runs.id)";
 
     /// One run.
+    ///
+    /// `id` may also be `latest` (the newest run) or the start of exactly one run's id, as wherever a user gives
+    /// a run id; use the returned [`RunInfo::id`] from then on.
     pub fn run(&self, id: &str) -> Result<RunInfo> {
         let sql = format!("SELECT {} FROM runs WHERE id = ?1", Self::RUN_COLUMNS);
         let r = self
             .conn
             .query_row(&sql, params![id], Self::run_row)
             .optional();
-        self.sql(r)?.ok_or_else(|| StoreError::NoSuchRun(id.into()))
+        if let Some(info) = self.sql(r)? {
+            return Ok(info);
+        }
+        let runs = self.runs()?;
+        if id == "latest" {
+            return runs
+                .into_iter()
+                .next()
+                .ok_or_else(|| StoreError::NoSuchRun(id.into()));
+        }
+        let mut starting: Vec<RunInfo> = runs
+            .into_iter()
+            .filter(|r| !id.is_empty() && r.id.starts_with(id))
+            .collect();
+        match starting.len() {
+            0 => Err(StoreError::NoSuchRun(id.into())),
+            1 => Ok(starting.remove(0)),
+            _ => Err(StoreError::AmbiguousRun {
+                prefix: id.into(),
+                matches: starting.into_iter().map(|r| r.id).collect(),
+            }),
+        }
     }
 
     /// Every run, newest first.
@@ -965,6 +997,22 @@ mod tests {
             .create_run(RunKind::Redteam, &Value::Null, &Value::Null, 2)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_ne!(a, b);
+        // `latest` is the newest run; a prefix names the one run it starts, and is refused when it starts two.
+        assert_eq!(
+            s.run("latest").map(|r| r.id).ok().as_deref(),
+            Some(b.as_str())
+        );
+        let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+        assert_eq!(
+            s.run(&a[..common + 1]).map(|r| r.id).ok().as_deref(),
+            Some(a.as_str())
+        );
+        match s.run(&a[..common]) {
+            Err(StoreError::AmbiguousRun { matches, .. }) => {
+                assert_eq!(matches, [b.clone(), a.clone()])
+            }
+            other => panic!("{other:?}"),
+        }
         {
             let mut w = s.writer(&b);
             w.item(1, "redteam-case", Some("pass"), "{\"x\":1}")
