@@ -117,9 +117,9 @@ impl Agent for HttpAgent {
             rb = rb.header(k, v);
         }
         let reply: AppReply = self.runtime.block_on(async {
-            let resp = rb.send().await.map_err(|e| format!("request failed: {}", e.without_url()))?;
+            let resp = rb.send().await.map_err(|e| format!("request failed: {}", gauntlet_llm::error::describe_transport(&e)))?;
             let status = resp.status();
-            let text = resp.text().await.map_err(|e| format!("reading the reply failed: {}", e.without_url()))?;
+            let text = resp.text().await.map_err(|e| format!("reading the reply failed: {}", gauntlet_llm::error::describe_transport(&e)))?;
             if !status.is_success() {
                 return Err(format!("HTTP {}: {}", status.as_u16(), text.chars().take(300).collect::<String>()));
             }

@@ -863,8 +863,9 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         done: &done,
         load: &mut load,
     });
+    let mut causes = CauseSink::default();
     let result = {
-        let mut tee = Tee(Vec::new());
+        let mut tee = Tee(vec![&mut causes]);
         if let Some(j) = json_sink.as_mut() {
             tee.0.push(j);
         }
@@ -919,19 +920,41 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         );
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::run_metrics(&summary));
-    let errored: u64 = summary
-        .by_target_setting
-        .iter()
-        .map(|r| r.counts.errored)
-        .sum();
-    Ok(if errored > 0 && !a.ignore_errors {
-        eprintln!(
-            "{errored} episodes errored (they are not counted as safe); exit 1 (--ignore-errors exits 0)"
-        );
-        ExitStatus::Errored.into()
-    } else {
-        gated
-    })
+    Ok(errored_exit(&causes.0, "episodes", a.ignore_errors).unwrap_or(gated))
+}
+
+/// Errored results (never counted as safe): their causes on stderr, and exit 1 unless `--ignore-errors`.
+fn errored_exit(
+    causes: &gauntlet_report::causes::Causes,
+    what: &str,
+    ignore_errors: bool,
+) -> Option<ExitCode> {
+    let n = causes.total();
+    if n == 0 {
+        return None;
+    }
+    eprintln!("{n} {what} errored (they are not counted as safe), by cause:");
+    for line in causes.lines(8) {
+        eprintln!("{line}");
+    }
+    if ignore_errors {
+        return None;
+    }
+    eprintln!("exit 1 (--ignore-errors exits 0)");
+    Some(ExitStatus::Errored.into())
+}
+
+/// Counts the causes of a run's errored episodes.
+#[derive(Default)]
+struct CauseSink(gauntlet_report::causes::Causes);
+
+impl gauntlet_cases::EpisodeSink for CauseSink {
+    fn episode(&mut self, r: &gauntlet_cases::EpisodeRecord) -> std::io::Result<()> {
+        if r.status == gauntlet_cases::EpisodeStatus::Errored {
+            self.0.add(r.error.as_deref());
+        }
+        Ok(())
+    }
 }
 
 /// Prints a run's tables.
@@ -2257,7 +2280,11 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         }
         None => None,
     };
+    let mut causes = gauntlet_report::causes::Causes::default();
     let mut sink = |c: &gauntlet_redteam::RtCase| -> std::io::Result<()> {
+        if c.judgement.outcome == gauntlet_judge::redteam::RtOutcome::Error {
+            causes.add(c.error.as_deref());
+        }
         if let Some(w) = writer.as_mut() {
             w.item(c)?;
         }
@@ -2331,11 +2358,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         );
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::redteam_metrics(&report));
-    Ok(if o.errored > 0 && !a.ignore_errors {
-        ExitStatus::Errored.into()
-    } else {
-        gated
-    })
+    Ok(errored_exit(&causes, "cases", a.ignore_errors).unwrap_or(gated))
 }
 
 /// Prints a red-team run's tables; `head` is the run's `--json` head.

@@ -72,3 +72,81 @@ impl LlmError {
         }
     }
 }
+
+/// A transport error as a user can act on it: the endpoint's `host:port` (never its path or query, which may carry a
+/// key), what went wrong (refused, reset, DNS, TLS, timeout) and the innermost cause the network stack gave.
+pub fn describe_transport(e: &reqwest::Error) -> String {
+    let at = e
+        .url()
+        .and_then(|u| {
+            let host = u.host_str()?;
+            Some(match u.port_or_known_default() {
+                Some(port) => format!("{host}:{port}"),
+                None => host.to_string(),
+            })
+        })
+        .unwrap_or_else(|| "the endpoint".into());
+    // The innermost cause is the one that says what happened ("Connection refused (os error 111)"); reqwest's own
+    // text would repeat the URL.
+    let mut root: Option<&dyn std::error::Error> = None;
+    let mut next = std::error::Error::source(e);
+    while let Some(cause) = next {
+        root = Some(cause);
+        next = cause.source();
+    }
+    let cause = root.map(|c| c.to_string()).unwrap_or_default();
+    let lower = cause.to_lowercase();
+    let what = if e.is_timeout() {
+        "timed out"
+    } else if lower.contains("dns") || lower.contains("lookup") || lower.contains("name or service")
+    {
+        "cannot resolve the host"
+    } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake")
+    {
+        "TLS failed"
+    } else if lower.contains("refused") {
+        "connection refused"
+    } else if lower.contains("reset") || lower.contains("broken pipe") {
+        "connection reset"
+    } else if e.is_connect() {
+        "cannot connect"
+    } else if e.is_body() || e.is_decode() {
+        "reading the reply failed"
+    } else {
+        "request failed"
+    };
+    if cause.is_empty() {
+        format!("{at}: {what}")
+    } else {
+        format!("{at}: {what} ({cause})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe_transport;
+
+    #[test]
+    fn a_refused_connection_names_host_port_and_cause_but_not_the_path() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        // A port nobody listens on: bound, then released.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let url = format!("http://127.0.0.1:{port}/v1/chat?key=SECRET");
+        crate::install_crypto();
+        let Err(e) = rt.block_on(reqwest::Client::new().get(&url).send()) else {
+            panic!("a closed port answered");
+        };
+        let d = describe_transport(&e);
+        assert!(
+            d.starts_with(&format!("127.0.0.1:{port}: connection refused (")),
+            "{d}"
+        );
+        assert!(!d.contains("SECRET") && !d.contains("/v1"), "{d}");
+    }
+}

@@ -87,13 +87,13 @@ pub(crate) async fn send_json(
     let resp = rb
         .send()
         .await
-        .map_err(|e| LlmError::Connect(e.without_url().to_string()))?;
+        .map_err(|e| LlmError::Connect(crate::error::describe_transport(&e)))?;
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
     let text = resp
         .text()
         .await
-        .map_err(|e| LlmError::Connect(e.without_url().to_string()))?;
+        .map_err(|e| LlmError::Connect(crate::error::describe_transport(&e)))?;
     if !(200..300).contains(&status) {
         return Err(http_error(status, &headers, &text));
     }

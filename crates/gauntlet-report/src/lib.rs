@@ -1,6 +1,7 @@
 //! Renderers for run results, live or from the store: terminal tables, the streamed JSON document, HTML,
-//! JUnit XML and Markdown, and the `--fail-on` gates.
+//! JUnit XML and Markdown, errored results grouped by cause, and the `--fail-on` gates.
 
+pub mod causes;
 pub mod gate;
 pub mod html;
 pub mod json;
