@@ -277,8 +277,9 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
             Some(&serde_json::to_value(sum.finish())?),
         )?;
         eprintln!(
-            "gauntlet gateway: session recorded as run {id} in {} (gauntlet report {id} --format html)",
-            a.store.path.display()
+            "gauntlet gateway: session recorded as run {id} in {} (gauntlet report {id}{} --format html)",
+            a.store.path.display(),
+            crate::stored::store_flag(&a.store.path)
         );
         models.save_ledger(&st, &id)?;
     }

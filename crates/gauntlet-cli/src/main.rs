@@ -763,8 +763,9 @@ fn tell_run_end(
     }
     if let Some(id) = run_id {
         eprintln!(
-            "run {id} recorded in {} (gauntlet report {id} --format html|md|junit|json|jsonl)",
-            a.store.path.display()
+            "run {id} recorded in {} (gauntlet report {id}{} --format html|md|junit|json|jsonl)",
+            a.store.path.display(),
+            stored::store_flag(&a.store.path)
         );
     }
 }
@@ -1010,7 +1011,7 @@ fn run_to_resume(
         bail!(
             "--resume: {id} is a `{}` run; {}",
             info.kind,
-            stored::how_to_resume(&info)
+            stored::how_to_resume(&info, st.path())
         );
     }
     Ok(info)
@@ -1799,8 +1800,9 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             };
             if let Some((_, id)) = &recorded {
                 eprintln!(
-                    "privilege run {id} recorded in {} (gauntlet report {id} --format html|md|json)",
-                    a.store.path.display()
+                    "privilege run {id} recorded in {} (gauntlet report {id}{} --format html|md|json)",
+                    a.store.path.display(),
+                    stored::store_flag(&a.store.path)
                 );
             }
             Ok(code)
@@ -2353,8 +2355,9 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     models.report();
     if let Some(id) = &run_id {
         eprintln!(
-            "red-team run {id} recorded in {} (gauntlet report {id} --format html|md|junit|json|jsonl)",
-            a.store.path.display()
+            "red-team run {id} recorded in {} (gauntlet report {id}{} --format html|md|junit|json|jsonl)",
+            a.store.path.display(),
+            stored::store_flag(&a.store.path)
         );
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::redteam_metrics(&report));

@@ -155,7 +155,7 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                 writeln!(out, "model {model}: {counters}")?;
             }
             if r.status != gauntlet_store::RunStatus::Complete.as_str() {
-                writeln!(out, "not complete: {}", how_to_resume(&r))?;
+                writeln!(out, "not complete: {}", how_to_resume(&r, st.path()))?;
             }
             if r.summary.is_some() {
                 drop(out);
@@ -177,9 +177,10 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
             let id = merge(&mut st, &shards, &mut out)?;
             writeln!(
                 out,
-                "\nmerged {} shards as run {id} in {} (gauntlet report {id} --format html)",
+                "\nmerged {} shards as run {id} in {} (gauntlet report {id}{} --format html)",
                 shards.len(),
-                st.path().display()
+                st.path().display(),
+                store_flag(st.path())
             )?;
         }
         RunsCommand::Delete { ids, store } => {
@@ -1116,14 +1117,32 @@ fn merge_redteam(
 
 /// How to finish an incomplete run: resume it with its own command, or, for a replay (which is not resumed),
 /// replay its original again.
-pub(crate) fn how_to_resume(info: &gauntlet_store::RunInfo) -> String {
+pub(crate) fn how_to_resume(info: &gauntlet_store::RunInfo, store: &std::path::Path) -> String {
+    let flag = store_flag(store);
     match info.kind.as_str() {
         "replay" | "redteam-replay" => {
             let original = info.args["replay_of"].as_str().unwrap_or("ORIGINAL_RUN_ID");
             format!(
-                "a replay is not resumed; `gauntlet replay {original}` replays its original again"
+                "a replay is not resumed; `gauntlet replay {original}{flag}` replays its original again"
             )
         }
-        kind => format!("`gauntlet {kind} --resume {}` continues it", info.id),
+        kind => format!("`gauntlet {kind} --resume {}{flag}` continues it", info.id),
+    }
+}
+
+/// ` --store PATH` for a hint to paste, when the store is not the default one (empty when it is), the path quoted
+/// for a POSIX shell where it needs it.
+pub(crate) fn store_flag(path: &std::path::Path) -> String {
+    if path == std::path::Path::new(gauntlet_store::DEFAULT_PATH) {
+        return String::new();
+    }
+    let p = path.display().to_string();
+    let plain = !p.is_empty()
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._/-+:@%,=".contains(c));
+    if plain {
+        format!(" --store {p}")
+    } else {
+        format!(" --store '{}'", p.replace('\'', "'\\''"))
     }
 }

@@ -374,14 +374,17 @@ fn resume_refuses_what_it_cannot_continue() {
     let run = newest_run(&store).unwrap_or_else(|| panic!("no run"));
     let o = gauntlet(&["redteam", "--resume", &run, "--store", &store]);
     assert_eq!(o.status.code(), Some(2));
-    let want = format!("is a `run` run; `gauntlet run --resume {run}` continues it");
+    // The hint is pasteable: it names the store this command was given.
+    let want =
+        format!("is a `run` run; `gauntlet run --resume {run} --store {store}` continues it");
     assert!(stderr(&o).contains(&want), "{}", stderr(&o));
     let o = gauntlet(&["replay", &run, "--store", &store]);
     assert!(o.status.success(), "{}", stderr(&o));
     let replay = newest_run(&store).unwrap_or_else(|| panic!("no replay"));
     let o = gauntlet(&["run", "-q", "--resume", &replay, "--store", &store]);
-    let want =
-        format!("a replay is not resumed; `gauntlet replay {run}` replays its original again");
+    let want = format!(
+        "a replay is not resumed; `gauntlet replay {run} --store {store}` replays its original again"
+    );
     assert!(stderr(&o).contains(&want), "{}", stderr(&o));
 }
 
