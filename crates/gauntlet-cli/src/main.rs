@@ -2,6 +2,7 @@
 
 mod config;
 mod gateway;
+mod interrupt;
 mod stored;
 
 use anyhow::{Context, Result, bail};
@@ -785,6 +786,7 @@ fn stored_episode(
 }
 
 fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
+    interrupt::install();
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
     let store = open_store(&a.store)?;
     let resumed = resume_run_args(&mut a, store.as_ref())?;
@@ -825,6 +827,9 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let header = gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids);
     let total = gauntlet_cases::run::plan_len(&cases, targets.len(), &config);
     let (run_id, done) = record_run(store.as_ref(), resumed.as_ref(), &a, &header, total)?;
+    if let Some(id) = &run_id {
+        interrupt::recording(a.store.path.clone(), id.clone(), "run");
+    }
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
     let last_draw = std::sync::Mutex::new(Instant::now());
@@ -2215,6 +2220,7 @@ fn stored_case(
 }
 
 fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
+    interrupt::install();
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
     let store = open_store(&a.store)?;
     let resumed = resume_redteam_args(&mut a, store.as_ref())?;
@@ -2269,6 +2275,9 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         &vulns,
         &simulated,
     )?;
+    if let Some(id) = &run_id {
+        interrupt::recording(a.store.path.clone(), id.clone(), "redteam");
+    }
     let mut store_writer = match (&store, &run_id) {
         (Some(st), Some(id)) => Some(st.writer(id).with_ledger(models.ledger_source())),
         _ => None,

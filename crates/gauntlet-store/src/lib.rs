@@ -179,6 +179,8 @@ pub enum RunStatus {
     Complete,
     /// Stopped by an error; what was recorded stays.
     Failed,
+    /// Stopped by the user (Ctrl-C); what was recorded stays, and `--resume` continues it.
+    Interrupted,
 }
 
 impl RunStatus {
@@ -188,6 +190,7 @@ impl RunStatus {
             RunStatus::Running => "running",
             RunStatus::Complete => "complete",
             RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
         }
     }
 }

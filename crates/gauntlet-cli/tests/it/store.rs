@@ -948,3 +948,61 @@ fn the_kubernetes_jobs_shard_and_merge_a_run_as_one_piece() {
     );
     assert!(out.join("report.html").exists() && out.join("merged.db").exists());
 }
+
+#[test]
+fn ctrl_c_marks_the_run_interrupted_and_says_how_to_resume() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let suite = s(&fixture("mini/mail.credential-exfiltration.test.yaml"));
+    // An agent that never answers in time: the run is recorded, then waits.
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
+        .args([
+            "run",
+            "-q",
+            "--store",
+            &store,
+            "--suite",
+            &suite,
+            "--agent",
+            "cmd:sleep 20",
+            "--settings",
+            "benign",
+            "--timeout",
+            "60",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Wait for the state the test needs (the run recorded), never a fixed delay.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let id = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run was not recorded in 300 s"
+        );
+        // Tolerant of a store that is still being created.
+        let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
+        let newest = stdout(&o)
+            .lines()
+            .next()
+            .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .and_then(|v| v["id"].as_str().map(String::from));
+        if let Some(id) = newest {
+            break id;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    let hint = format!("`gauntlet run --resume {id} --store {store}` continues it");
+    assert!(err.contains(&hint), "{err}");
+    let o = gauntlet(&["runs", "show", &id, "--store", &store]);
+    assert!(stdout(&o).contains("· interrupted ·"), "{}", stdout(&o));
+}

@@ -1,0 +1,74 @@
+//! Ctrl-C during a job: once the job's run is recorded, the run is marked `interrupted` in the store and the
+//! command that resumes it is printed; the process exits 130 either way. What was stored stays; `--resume` runs the
+//! rest. A second Ctrl-C while the store is being marked (a writer may hold it for a moment) exits at once.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// The exit code of a process stopped by SIGINT, by the shell's convention (128 + 2).
+pub const INTERRUPTED: i32 = 130;
+
+/// The run being recorded: its store, id and job (`run`, `redteam`).
+struct Recording {
+    store: PathBuf,
+    id: String,
+    kind: &'static str,
+}
+
+static RECORDING: Mutex<Option<Recording>> = Mutex::new(None);
+
+/// Handles Ctrl-C from now on (call it when a job starts, before anything is recorded).
+pub fn install() {
+    let spawned = std::thread::Builder::new()
+        .name("ctrl-c".into())
+        .spawn(|| {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                if tokio::signal::ctrl_c().await.is_err() {
+                    return;
+                }
+                let recording = RECORDING.lock().ok().and_then(|mut r| r.take());
+                let Some(Recording { store, id, kind }) = recording else {
+                    eprintln!("\ninterrupted before anything was recorded");
+                    std::process::exit(INTERRUPTED);
+                };
+                eprintln!("\ninterrupted: marking run {id} as interrupted (Ctrl-C again to quit at once)");
+                let mark = {
+                    let (store, id) = (store.clone(), id.clone());
+                    tokio::task::spawn_blocking(move || {
+                        gauntlet_store::Store::open(&store).and_then(|st| {
+                            st.finish_run(&id, gauntlet_store::RunStatus::Interrupted, None)
+                        })
+                    })
+                };
+                tokio::select! {
+                    marked = mark => {
+                        if let Ok(Err(e)) = marked {
+                            eprintln!("interrupted: could not mark the run: {e}");
+                        }
+                        eprintln!(
+                            "run {id} interrupted; what finished is stored: `gauntlet {kind} --resume {id}{}` continues it",
+                            crate::stored::store_flag(&store)
+                        );
+                    }
+                    _ = tokio::signal::ctrl_c() => eprintln!("quit"),
+                }
+                std::process::exit(INTERRUPTED);
+            });
+        });
+    if let Err(e) = spawned {
+        eprintln!("warning: Ctrl-C will not mark a run as interrupted: {e}");
+    }
+}
+
+/// From now on, Ctrl-C marks run `id` of job `kind` in the store at `store` as interrupted.
+pub fn recording(store: PathBuf, id: String, kind: &'static str) {
+    if let Ok(mut r) = RECORDING.lock() {
+        *r = Some(Recording { store, id, kind });
+    }
+}
