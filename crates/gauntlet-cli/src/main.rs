@@ -21,11 +21,28 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Gauntlet: evidence-grounded safety testing of LLM agents and their defenses.
 #[derive(Parser)]
-#[command(name = "gauntlet", version, about, long_about = None)]
+#[command(
+    name = "gauntlet",
+    version,
+    about = "Gauntlet: tests LLM agents and the defenses that guard them, and decides from evidence (the final world state, the tool log, then the reply)",
+    long_about = None,
+    after_help = EXAMPLES
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// Examples shown under `gauntlet --help`.
+const EXAMPLES: &str = "Examples:
+  gauntlet run                                        # the built-in suite against the reference agents, offline
+  gauntlet run --agent openai/gpt-4.1-mini --fail-on 'asr > 0.10'
+  gauntlet redteam --target chat-refuser --framework owasp-llm-2025
+  gauntlet privilege --defense allow-all,exact-args
+  gauntlet report latest --format html -o report.html
+  gauntlet run --resume latest                        # continue an interrupted run
+
+Docs: README.md and docs/ (cases, targets, redteam, privilege, store).";
 
 #[derive(Subcommand)]
 enum Command {
@@ -113,9 +130,9 @@ struct RedteamArgs {
     #[command(flatten)]
     #[serde(skip)]
     store: StoreArgs,
-    /// Continue an interrupted red-team run (from the store) with its own arguments and seeds: finished cases
-    /// are kept, the rest are run. Only --store, --json, --concurrency, --ignore-errors and --fail-on apply
-    /// alongside it.
+    /// Continue an interrupted red-team run (from the store; `latest` or a unique start of its id will do) with
+    /// its own arguments and seeds: finished cases are kept, the rest are run. Only --store, --json, --concurrency,
+    /// --ignore-errors and --fail-on apply alongside it.
     #[arg(long, value_name = "RUN_ID")]
     #[serde(skip)]
     resume: Option<String>,
@@ -297,8 +314,9 @@ struct RunArgs {
     #[command(flatten)]
     #[serde(skip)]
     store: StoreArgs,
-    /// Continue an interrupted run (from the store) with its own arguments: finished episodes are kept, the
-    /// rest are run. Only --store, --json, --quiet, --concurrency and --fail-on apply alongside it.
+    /// Continue an interrupted run (from the store; `latest` or a unique start of its id will do) with its own
+    /// arguments: finished episodes are kept, the rest are run. Only --store, --json, --quiet, --concurrency,
+    /// --ignore-errors and --fail-on apply alongside it.
     #[arg(long, value_name = "RUN_ID")]
     #[serde(skip)]
     resume: Option<String>,

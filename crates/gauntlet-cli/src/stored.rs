@@ -25,7 +25,7 @@ pub enum RunsCommand {
     },
     /// Show one run: what started it, how far it got, its summary.
     Show {
-        /// The run id.
+        /// The run id, `latest`, or a unique start of an id.
         id: String,
         #[command(flatten)]
         store: StoreArgs,
@@ -42,7 +42,7 @@ pub enum RunsCommand {
     },
     /// Delete runs and everything stored for them.
     Delete {
-        /// Run ids.
+        /// Run ids (or `latest`, or unique starts of ids).
         #[arg(required = true)]
         ids: Vec<String>,
         #[command(flatten)]
@@ -70,7 +70,7 @@ pub enum Format {
 /// `gauntlet report`
 #[derive(Args)]
 pub struct ReportArgs {
-    /// The run id (`gauntlet runs list`).
+    /// The run id (`gauntlet runs list`), `latest`, or a unique start of an id.
     id: String,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
@@ -91,7 +91,8 @@ pub struct ReportArgs {
 /// `gauntlet replay`
 #[derive(Args)]
 pub struct ReplayArgs {
-    /// The run to replay: a `run`, a `redteam` run or an earlier replay of either.
+    /// The run to replay (its id, `latest`, or a unique start of an id): a `run`, a `redteam` run or an earlier
+    /// replay of either.
     id: String,
     /// Exit 3 when a condition holds for any target (as for `gauntlet run`).
     #[arg(long = "fail-on", value_name = "EXPR")]
