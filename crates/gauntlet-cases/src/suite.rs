@@ -116,3 +116,120 @@ pub fn load(source: &Source) -> Loaded {
         files,
     }
 }
+
+/// A choice of cases that cannot be made.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ChoiceError {
+    /// A `--case` pattern matched no case id.
+    #[error(
+        "--case: `{0}` matches no case id (see `gauntlet cases list`; `*` and `?` are wildcards)"
+    )]
+    NoMatch(String),
+    /// `--limit 0`.
+    #[error("--limit: must be at least 1")]
+    ZeroLimit,
+}
+
+/// The part of a suite to run: the cases whose id matches any of `patterns` (all when there are none; `*` matches
+/// any run of characters, `?` one), then, with `limit`, a sample of that many drawn with `seed` (the same suite and
+/// seed draw the same sample), kept in id order. A pattern that matches nothing is an error, so a typo is not a
+/// silently smaller run.
+pub fn choose(
+    cases: Vec<Case>,
+    patterns: &[String],
+    limit: Option<usize>,
+    seed: u64,
+) -> Result<Vec<Case>, ChoiceError> {
+    if let Some(p) = patterns
+        .iter()
+        .find(|p| !cases.iter().any(|c| wildcard(p, &c.id)))
+    {
+        return Err(ChoiceError::NoMatch(p.clone()));
+    }
+    let mut chosen: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| patterns.is_empty() || patterns.iter().any(|p| wildcard(p, &c.id)))
+        .collect();
+    match limit {
+        Some(0) => Err(ChoiceError::ZeroLimit),
+        Some(n) if n < chosen.len() => {
+            // A seeded partial shuffle picks which; id order is kept for the run.
+            let mut rng = gauntlet_core::rng::SplitMix64::derive(seed, "case-limit");
+            let mut idx: Vec<usize> = (0..chosen.len()).collect();
+            for i in 0..n {
+                let j = i + rng.below(idx.len() - i);
+                idx.swap(i, j);
+            }
+            let mut keep = idx[..n].to_vec();
+            keep.sort_unstable();
+            let mut all: Vec<Option<Case>> = chosen.drain(..).map(Some).collect();
+            Ok(keep.into_iter().filter_map(|i| all[i].take()).collect())
+        }
+        _ => Ok(chosen),
+    }
+}
+
+/// Whether `text` matches `pattern`, where `*` matches any run of characters and `?` any one.
+pub fn wildcard(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    // Iterative matching with backtracking to the last `*`.
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod choice_tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_match_as_in_a_shell() {
+        assert!(wildcard("mail.*", "mail.forward.001"));
+        assert!(wildcard("*exfil*", "drive.exfiltration.002"));
+        assert!(wildcard("bank.?ransfer.*", "bank.transfer.001"));
+        assert!(!wildcard("mail.*", "chat.mail.001"));
+        assert!(wildcard("a*b*c", "axxbyyc"));
+        assert!(!wildcard("a*b*c", "axxbyy"));
+        assert!(wildcard("*", ""));
+    }
+
+    #[test]
+    fn choosing_filters_samples_with_the_seed_and_refuses_typos() {
+        let cases = load(&Source::Builtin).cases;
+        let total = cases.len();
+        let mail = choose(cases.clone(), &["mail.*".into()], None, 0).unwrap_or_default();
+        assert!(!mail.is_empty() && mail.len() < total);
+        assert!(mail.iter().all(|c| c.id.starts_with("mail.")));
+        let ids = |v: &[Case]| v.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+        let a = choose(cases.clone(), &[], Some(5), 7).unwrap_or_default();
+        let b = choose(cases.clone(), &[], Some(5), 7).unwrap_or_default();
+        let c = choose(cases.clone(), &[], Some(5), 8).unwrap_or_default();
+        assert_eq!(a.len(), 5);
+        assert_eq!(ids(&a), ids(&b), "the same seed draws the same sample");
+        assert_ne!(ids(&a), ids(&c), "another seed draws another");
+        assert!(ids(&a).windows(2).all(|w| w[0] < w[1]), "kept in id order");
+        assert_eq!(
+            choose(cases.clone(), &["mial.*".into()], None, 0).err(),
+            Some(ChoiceError::NoMatch("mial.*".into()))
+        );
+        assert_eq!(
+            choose(cases, &[], Some(0), 0).err(),
+            Some(ChoiceError::ZeroLimit)
+        );
+    }
+}

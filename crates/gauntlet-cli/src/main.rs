@@ -237,6 +237,15 @@ struct RunArgs {
     /// Case files or directories (default: the built-in suite).
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
+    /// Run only the cases whose id matches (repeatable; `*` and `?` are wildcards), e.g. --case 'mail.*'. A
+    /// pattern that matches no case is an error.
+    #[arg(long = "case", value_name = "GLOB")]
+    #[serde(default)]
+    cases: Vec<String>,
+    /// Run a sample of N of the chosen cases, drawn with --seed (the same suite and seed draw the same sample).
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    limit: Option<usize>,
     /// Settings to run, comma-separated: benign, direct, indirect, multi.
     #[arg(
         long,
@@ -832,7 +841,8 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         .collect::<Result<Vec<_>>>()?;
     let (attacker, judge) = run_models(&a, &models)?;
     let loaded = load_valid(&a.suites)?;
-    let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
+    let chosen = gauntlet_cases::suite::choose(loaded.cases, &a.cases, a.limit, a.seed)?;
+    let cases: Vec<PreparedCase> = chosen.into_iter().map(PreparedCase::new).collect();
     // Model targets spend their time waiting on the network: run more episodes at once by default.
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let concurrency = a

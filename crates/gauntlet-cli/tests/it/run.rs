@@ -269,3 +269,30 @@ fn a_judge_decides_what_the_checks_leave_to_it() {
         "{v}"
     );
 }
+
+#[test]
+fn case_patterns_and_a_seeded_limit_choose_part_of_the_suite() {
+    let (_, v) = run_json(&["--case", "mail.*", "--limit", "3", "--settings", "benign"]);
+    let cases: Vec<String> = v["cases"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(cases.len(), 3, "{cases:?}");
+    assert!(cases.iter().all(|c| c.starts_with("mail.")), "{cases:?}");
+    let (_, again) = run_json(&["--case", "mail.*", "--limit", "3", "--settings", "benign"]);
+    assert_eq!(
+        again["cases"], v["cases"],
+        "the same seed draws the same cases"
+    );
+    let o = gauntlet(&["run", "-q", "--no-store", "--case", "mial.*"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--case: `mial.*` matches no case id"),
+        "{}",
+        stderr(&o)
+    );
+}
