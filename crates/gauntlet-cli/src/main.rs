@@ -1691,6 +1691,97 @@ fn print_failure(
     Ok(())
 }
 
+/// `gauntlet privilege` itself: generate and label the probes of the suites, score each defense, record the run.
+fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
+    let store = open_store(&a.store)?;
+    let (mut suites, mut defenses) = (a.suites.clone(), a.defense.clone());
+    let mut config_path = a.config.clone();
+    let mut resumed = None;
+    if let Some(id) = &a.resume {
+        let info = run_to_resume(store.as_ref(), id, "privilege")?;
+        suites = serde_json::from_value(info.args["suites"].clone())
+            .with_context(|| format!("--resume: the stored suites of run {id}"))?;
+        defenses = serde_json::from_value(info.args["defense"].clone())
+            .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
+        // A --config given now wins (the stored path may not resolve from here).
+        if config_path.is_none() {
+            config_path = serde_json::from_value(info.args["config"].clone())
+                .with_context(|| format!("--resume: the stored config of run {id}"))?;
+        }
+        resumed = Some(info);
+    }
+    let started = Instant::now();
+    let suite = privilege_suite(&suites)?;
+    eprintln!(
+        "generated and labelled {} probes of {} tasks in {:.2} s",
+        suite.probes().count(),
+        suite.tasks.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let census = gauntlet_privilege::score::census(&suite);
+    let header = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census});
+    let recorded = match (&store, resumed) {
+        (Some(st), Some(info)) => {
+            if info.header != header {
+                bail!(
+                    "--resume: run {} no longer scores the same probes: its suites changed since it started",
+                    info.id
+                );
+            }
+            st.reopen_run(&info.id)?;
+            store_probes(st, &info.id, &suite)?;
+            Some((st, info.id))
+        }
+        (Some(st), None) => {
+            let args =
+                serde_json::json!({"suites": suites, "defense": defenses, "config": config_path});
+            let id = st.create_run(
+                gauntlet_store::RunKind::Privilege,
+                &args,
+                &header,
+                defenses.len() as u64,
+            )?;
+            store_probes(st, &id, &suite)?;
+            Some((st, id))
+        }
+        (None, _) => None,
+    };
+    let cfg = config::Config::load_opt(config_path.as_deref())?;
+    let mut models = Models::for_defenses(&cfg, &defenses)?;
+    if let Some((st, id)) = &recorded {
+        // A resumed run's earlier spend (nothing for a new run).
+        models.carry(st, id)?;
+    }
+    let code = match privilege_report(
+        &suite,
+        &models,
+        &defenses,
+        a.json.as_deref(),
+        recorded.as_ref().map(|(st, id)| (*st, id.as_str())),
+        &gates,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some((st, id)) = &recorded {
+                // The run's error is what matters; a ledger that cannot be saved must not hide it.
+                let _ = models.save_ledger(st, id);
+                st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
+            }
+            models.report();
+            return Err(e);
+        }
+    };
+    if let Some((_, id)) = &recorded {
+        eprintln!(
+            "privilege run {id} recorded in {} (gauntlet report {id}{} --format html|md|json)",
+            a.store.path.display(),
+            stored::store_flag(&a.store.path)
+        );
+    }
+    Ok(code)
+}
+
 fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
     match a.command {
         Some(PrivilegeCommand::Export { suites, out }) => {
@@ -1752,94 +1843,7 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             let models = Models::for_defenses(&cfg, &defense)?;
             privilege_report(&suite, &models, &defense, json.as_deref(), None, &[])
         }
-        None => {
-            let gates = parse_gates(&a.fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
-            let store = open_store(&a.store)?;
-            let (mut suites, mut defenses) = (a.suites.clone(), a.defense.clone());
-            let mut config_path = a.config.clone();
-            let mut resumed = None;
-            if let Some(id) = &a.resume {
-                let info = run_to_resume(store.as_ref(), id, "privilege")?;
-                suites = serde_json::from_value(info.args["suites"].clone())
-                    .with_context(|| format!("--resume: the stored suites of run {id}"))?;
-                defenses = serde_json::from_value(info.args["defense"].clone())
-                    .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
-                // A --config given now wins (the stored path may not resolve from here).
-                if config_path.is_none() {
-                    config_path = serde_json::from_value(info.args["config"].clone())
-                        .with_context(|| format!("--resume: the stored config of run {id}"))?;
-                }
-                resumed = Some(info);
-            }
-            let started = Instant::now();
-            let suite = privilege_suite(&suites)?;
-            eprintln!(
-                "generated and labelled {} probes of {} tasks in {:.2} s",
-                suite.probes().count(),
-                suite.tasks.len(),
-                started.elapsed().as_secs_f64()
-            );
-            let census = gauntlet_privilege::score::census(&suite);
-            let header = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census});
-            let recorded = match (&store, resumed) {
-                (Some(st), Some(info)) => {
-                    if info.header != header {
-                        bail!(
-                            "--resume: run {} no longer scores the same probes: its suites changed since it started",
-                            info.id
-                        );
-                    }
-                    st.reopen_run(&info.id)?;
-                    store_probes(st, &info.id, &suite)?;
-                    Some((st, info.id))
-                }
-                (Some(st), None) => {
-                    let args = serde_json::json!({"suites": suites, "defense": defenses, "config": config_path});
-                    let id = st.create_run(
-                        gauntlet_store::RunKind::Privilege,
-                        &args,
-                        &header,
-                        defenses.len() as u64,
-                    )?;
-                    store_probes(st, &id, &suite)?;
-                    Some((st, id))
-                }
-                (None, _) => None,
-            };
-            let cfg = config::Config::load_opt(config_path.as_deref())?;
-            let mut models = Models::for_defenses(&cfg, &defenses)?;
-            if let Some((st, id)) = &recorded {
-                // A resumed run's earlier spend (nothing for a new run).
-                models.carry(st, id)?;
-            }
-            let code = match privilege_report(
-                &suite,
-                &models,
-                &defenses,
-                a.json.as_deref(),
-                recorded.as_ref().map(|(st, id)| (*st, id.as_str())),
-                &gates,
-            ) {
-                Ok(c) => c,
-                Err(e) => {
-                    if let Some((st, id)) = &recorded {
-                        // The run's error is what matters; a ledger that cannot be saved must not hide it.
-                        let _ = models.save_ledger(st, id);
-                        st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
-                    }
-                    models.report();
-                    return Err(e);
-                }
-            };
-            if let Some((_, id)) = &recorded {
-                eprintln!(
-                    "privilege run {id} recorded in {} (gauntlet report {id}{} --format html|md|json)",
-                    a.store.path.display(),
-                    stored::store_flag(&a.store.path)
-                );
-            }
-            Ok(code)
-        }
+        None => privilege_job(&a),
     }
 }
 
@@ -2247,6 +2251,21 @@ fn stored_case(
     serde_json::from_str(&raw).map_err(std::io::Error::other)
 }
 
+/// The `--json` document at `path`: the head's fields, then the `list` of results as they come.
+fn json_document(
+    path: &std::path::Path,
+    head: &impl serde::Serialize,
+    list: &str,
+) -> Result<gauntlet_report::json::Streamed<std::io::BufWriter<std::fs::File>>> {
+    let f = std::fs::File::create(path)
+        .with_context(|| format!("--json: cannot create {}", path.display()))?;
+    Ok(gauntlet_report::json::Streamed::start(
+        std::io::BufWriter::new(f),
+        head,
+        list,
+    )?)
+}
+
 fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     interrupt::install();
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
@@ -2310,15 +2329,11 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         (Some(st), Some(id)) => Some(st.writer(id).with_ledger(models.ledger_source())),
         _ => None,
     };
-    let mut writer = match &a.json {
-        Some(p) => {
-            let f = std::fs::File::create(p)
-                .with_context(|| format!("--json: cannot create {}", p.display()))?;
-            let w = std::io::BufWriter::new(f);
-            Some(gauntlet_report::json::Streamed::start(w, &head, "cases")?)
-        }
-        None => None,
-    };
+    let mut writer = a
+        .json
+        .as_deref()
+        .map(|p| json_document(p, &head, "cases"))
+        .transpose()?;
     let mut causes = gauntlet_report::causes::Causes::default();
     let mut sink = |c: &gauntlet_redteam::RtCase| -> std::io::Result<()> {
         if c.judgement.outcome == gauntlet_judge::redteam::RtOutcome::Error {

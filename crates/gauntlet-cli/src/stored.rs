@@ -308,218 +308,243 @@ fn report(
     fail_on: &[String],
 ) -> Result<ExitCode> {
     match info.kind.as_str() {
-        "run" | "replay" | "gateway" => {
-            let gates = parse_gates(fail_on, gauntlet_report::gate::RUN_METRICS)?;
-            let header: RunHeader = serde_json::from_value(info.header.clone())
-                .with_context(|| format!("the stored header of run {}", info.id))?;
-            let summary = run_summary(st, info, &header)?;
-            let mut eps = episodes(st, &info.id);
-            match format {
-                Format::Table => print_run(out, &header, &summary)?,
-                Format::Json => {
-                    let mut sink = gauntlet_report::JsonSink::start(&mut *out, &header)?;
-                    for r in &mut eps {
-                        gauntlet_cases::EpisodeSink::episode(&mut sink, &r)?;
-                    }
-                    sink.finish(&summary)?;
-                }
-                Format::Jsonl => {
-                    // Each line carries its case's attack plan, as the run's case files say it now.
-                    let plans: std::collections::HashMap<String, String> =
-                        match stored_cases(info, &header) {
-                            Ok(cases) => cases
-                                .iter()
-                                .filter_map(|c| {
-                                    serde_json::to_string(c.plan())
-                                        .ok()
-                                        .map(|p| (c.case.id.clone(), p))
-                                })
-                                .collect(),
-                            Err(e) => {
-                                eprintln!("warning: lines carry no `plan`: {e:#}");
-                                Default::default()
-                            }
-                        };
-                    for r in &mut eps {
-                        let line = serde_json::to_string(&r)?;
-                        match plans.get(&r.case) {
-                            Some(plan) => {
-                                let open = line.strip_suffix('}').unwrap_or(&line);
-                                writeln!(out, "{open},\"plan\":{plan}}}")?;
-                            }
-                            None => writeln!(out, "{line}")?,
-                        }
-                    }
-                }
-                Format::Md => out.write_all(
-                    gauntlet_report::markdown::run_markdown(&info.id, &header, &summary, &mut eps)
-                        .as_bytes(),
-                )?,
-                Format::Junit => out.write_all(
-                    gauntlet_report::junit::run_junit(&info.id, &header, &mut eps).as_bytes(),
-                )?,
-                Format::Html => out.write_all(
-                    gauntlet_report::html::run_html(
-                        &info.id,
-                        &header,
-                        &summary,
-                        &mut eps,
-                        &gauntlet_report::html::HtmlOptions { max_detail },
-                    )
-                    .as_bytes(),
-                )?,
-            }
-            if let Some(e) = eps.error {
-                return Err(e.into());
-            }
-            Ok(gate_exit(
-                &gates,
-                &gauntlet_report::gate::run_metrics(&summary),
-            ))
-        }
-        "redteam" | "redteam-replay" => {
-            let gates = parse_gates(fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
-            let head = strip_stored(&info.header);
-            let report: gauntlet_redteam::job::Report = match &info.summary {
-                Some(s) => serde_json::from_value(s.clone())
-                    .with_context(|| format!("the stored report of run {}", info.id))?,
-                None => bail!(
-                    "red-team run {} did not finish ({} of {} cases stored): `gauntlet redteam --resume {}` completes it",
-                    info.id,
-                    info.done,
-                    info.total,
-                    info.id
-                ),
-            };
-            let framework = info.args.get("framework").and_then(|f| f.as_str());
-            // Cases stream from the store one at a time (memory stays flat); a read or parse error is kept and
-            // reported once the renderer is done.
-            let mut failure: Option<anyhow::Error> = None;
-            let mut items = gauntlet_store::stream_items(st.path(), &info.id);
-            let mut raw = std::iter::from_fn(|| match items.next()? {
-                Ok((_, json)) => Some(json),
-                Err(e) => {
-                    failure.get_or_insert(e.into());
-                    None
-                }
-            });
-            let mut parse_error: Option<serde_json::Error> = None;
-            match format {
-                Format::Table => print_redteam(out, &head, framework, &report)?,
-                Format::Json => {
-                    let mut doc =
-                        gauntlet_report::json::Streamed::start(&mut *out, &head, "cases")?;
-                    for c in raw.by_ref() {
-                        doc.raw_item(&c)?;
-                    }
-                    doc.finish("report", &report)?;
-                }
-                Format::Jsonl => {
-                    for c in raw.by_ref() {
-                        out.write_all(c.as_bytes())?;
-                        out.write_all(b"\n")?;
-                    }
-                }
-                Format::Md => out.write_all(
-                    gauntlet_report::markdown::redteam_markdown(&info.id, &report).as_bytes(),
-                )?,
-                Format::Junit => {
-                    let mut values = raw.by_ref().map_while(|c| {
-                        match serde_json::from_str::<serde_json::Value>(&c) {
-                            Ok(v) => Some(v),
-                            Err(e) => {
-                                parse_error = Some(e);
-                                None
-                            }
-                        }
-                    });
-                    out.write_all(
-                        gauntlet_report::junit::redteam_junit(&info.id, &mut values).as_bytes(),
-                    )?
-                }
-                Format::Html => {
-                    let mut cases = raw.by_ref().map_while(|c| {
-                        match serde_json::from_str::<gauntlet_redteam::RtCase>(&c) {
-                            Ok(c) => Some(c),
-                            Err(e) => {
-                                parse_error = Some(e);
-                                None
-                            }
-                        }
-                    });
-                    let html = gauntlet_report::html::redteam_html(
-                        &info.id,
-                        &format!("Red team {}", info.id),
-                        &report,
-                        &mut cases,
-                        &gauntlet_report::html::HtmlOptions { max_detail },
-                    );
-                    // A report missing cases is not written at all.
-                    if parse_error.is_none() {
-                        out.write_all(html.as_bytes())?
-                    }
-                }
-            }
-            if let Some(e) = parse_error {
-                bail!("run {}: a stored case cannot be read: {e}", info.id);
-            }
-            if let Some(e) = failure {
-                return Err(e);
-            }
-            Ok(gate_exit(
-                &gates,
-                &gauntlet_report::gate::redteam_metrics(&report),
-            ))
-        }
-        "privilege" => {
-            let gates = parse_gates(fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
-            let Some(doc) = &info.summary else {
-                bail!(
-                    "privilege run {} did not finish ({} of {} defenses scored): `gauntlet privilege --resume {}` completes it",
-                    info.id,
-                    info.done,
-                    info.total,
-                    info.id
-                );
-            };
-            let census: gauntlet_privilege::score::Census =
-                serde_json::from_value(doc["census"].clone())
-                    .with_context(|| format!("the stored census of run {}", info.id))?;
-            let scores: Vec<gauntlet_privilege::score::DefenseScore> =
-                serde_json::from_value(doc["defenses"].clone())
-                    .with_context(|| format!("the stored scores of run {}", info.id))?;
-            match format {
-                Format::Table => {
-                    writeln!(out, "Privilege: {}", census.summary())?;
-                    writeln!(out, "{}", gauntlet_report::privilege_table(&scores))?;
-                }
-                Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(doc)?)?,
-                Format::Jsonl => {
-                    for s in &scores {
-                        serde_json::to_writer(&mut *out, s)?;
-                        out.write_all(b"\n")?;
-                    }
-                }
-                Format::Md => out.write_all(
-                    gauntlet_report::markdown::privilege_markdown(&info.id, &scores).as_bytes(),
-                )?,
-                Format::Junit => out.write_all(
-                    gauntlet_report::junit::privilege_junit(&info.id, &scores).as_bytes(),
-                )?,
-                Format::Html => out.write_all(
-                    gauntlet_report::html::privilege_html(&info.id, &census, &scores).as_bytes(),
-                )?,
-            }
-            Ok(gate_exit(
-                &gates,
-                &gauntlet_report::gate::privilege_metrics(&scores),
-            ))
-        }
+        "run" | "replay" | "gateway" => report_run(st, info, format, out, max_detail, fail_on),
+        "redteam" | "redteam-replay" => report_redteam(st, info, format, out, max_detail, fail_on),
+        "privilege" => report_privilege(st, info, format, out, max_detail, fail_on),
         other => bail!(
             "run {} is a `{other}` run, which this build cannot report on",
             info.id
         ),
     }
+}
+
+/// [`report`] for a safety-case run (or a replay of one, or a gateway session).
+fn report_run(
+    st: &Store,
+    info: &RunInfo,
+    format: Format,
+    out: &mut dyn Write,
+    max_detail: usize,
+    fail_on: &[String],
+) -> Result<ExitCode> {
+    let gates = parse_gates(fail_on, gauntlet_report::gate::RUN_METRICS)?;
+    let header: RunHeader = serde_json::from_value(info.header.clone())
+        .with_context(|| format!("the stored header of run {}", info.id))?;
+    let summary = run_summary(st, info, &header)?;
+    let mut eps = episodes(st, &info.id);
+    match format {
+        Format::Table => print_run(out, &header, &summary)?,
+        Format::Json => {
+            let mut sink = gauntlet_report::JsonSink::start(&mut *out, &header)?;
+            for r in &mut eps {
+                gauntlet_cases::EpisodeSink::episode(&mut sink, &r)?;
+            }
+            sink.finish(&summary)?;
+        }
+        Format::Jsonl => {
+            // Each line carries its case's attack plan, as the run's case files say it now.
+            let plans: std::collections::HashMap<String, String> = match stored_cases(info, &header)
+            {
+                Ok(cases) => cases
+                    .iter()
+                    .filter_map(|c| {
+                        serde_json::to_string(c.plan())
+                            .ok()
+                            .map(|p| (c.case.id.clone(), p))
+                    })
+                    .collect(),
+                Err(e) => {
+                    eprintln!("warning: lines carry no `plan`: {e:#}");
+                    Default::default()
+                }
+            };
+            for r in &mut eps {
+                let line = serde_json::to_string(&r)?;
+                match plans.get(&r.case) {
+                    Some(plan) => {
+                        let open = line.strip_suffix('}').unwrap_or(&line);
+                        writeln!(out, "{open},\"plan\":{plan}}}")?;
+                    }
+                    None => writeln!(out, "{line}")?,
+                }
+            }
+        }
+        Format::Md => out.write_all(
+            gauntlet_report::markdown::run_markdown(&info.id, &header, &summary, &mut eps)
+                .as_bytes(),
+        )?,
+        Format::Junit => out
+            .write_all(gauntlet_report::junit::run_junit(&info.id, &header, &mut eps).as_bytes())?,
+        Format::Html => out.write_all(
+            gauntlet_report::html::run_html(
+                &info.id,
+                &header,
+                &summary,
+                &mut eps,
+                &gauntlet_report::html::HtmlOptions { max_detail },
+            )
+            .as_bytes(),
+        )?,
+    }
+    if let Some(e) = eps.error {
+        return Err(e.into());
+    }
+    Ok(gate_exit(
+        &gates,
+        &gauntlet_report::gate::run_metrics(&summary),
+    ))
+}
+
+/// [`report`] for a red-team run (or a replay of one): cases stream from the store one at a time.
+fn report_redteam(
+    st: &Store,
+    info: &RunInfo,
+    format: Format,
+    out: &mut dyn Write,
+    max_detail: usize,
+    fail_on: &[String],
+) -> Result<ExitCode> {
+    let gates = parse_gates(fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
+    let head = strip_stored(&info.header);
+    let report: gauntlet_redteam::job::Report = match &info.summary {
+        Some(s) => serde_json::from_value(s.clone())
+            .with_context(|| format!("the stored report of run {}", info.id))?,
+        None => bail!(
+            "red-team run {} did not finish ({} of {} cases stored): {}",
+            info.id,
+            info.done,
+            info.total,
+            how_to_resume(info, st.path())
+        ),
+    };
+    let framework = info.args.get("framework").and_then(|f| f.as_str());
+    // Cases stream from the store one at a time (memory stays flat); a read or parse error is kept and
+    // reported once the renderer is done.
+    let mut failure: Option<anyhow::Error> = None;
+    let mut items = gauntlet_store::stream_items(st.path(), &info.id);
+    let mut raw = std::iter::from_fn(|| match items.next()? {
+        Ok((_, json)) => Some(json),
+        Err(e) => {
+            failure.get_or_insert(e.into());
+            None
+        }
+    });
+    let mut parse_error: Option<serde_json::Error> = None;
+    match format {
+        Format::Table => print_redteam(out, &head, framework, &report)?,
+        Format::Json => {
+            let mut doc = gauntlet_report::json::Streamed::start(&mut *out, &head, "cases")?;
+            for c in raw.by_ref() {
+                doc.raw_item(&c)?;
+            }
+            doc.finish("report", &report)?;
+        }
+        Format::Jsonl => {
+            for c in raw.by_ref() {
+                out.write_all(c.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+        }
+        Format::Md => out
+            .write_all(gauntlet_report::markdown::redteam_markdown(&info.id, &report).as_bytes())?,
+        Format::Junit => {
+            let mut values =
+                raw.by_ref()
+                    .map_while(|c| match serde_json::from_str::<serde_json::Value>(&c) {
+                        Ok(v) => Some(v),
+                        Err(e) => {
+                            parse_error = Some(e);
+                            None
+                        }
+                    });
+            out.write_all(gauntlet_report::junit::redteam_junit(&info.id, &mut values).as_bytes())?
+        }
+        Format::Html => {
+            let mut cases = raw.by_ref().map_while(|c| {
+                match serde_json::from_str::<gauntlet_redteam::RtCase>(&c) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        parse_error = Some(e);
+                        None
+                    }
+                }
+            });
+            let html = gauntlet_report::html::redteam_html(
+                &info.id,
+                &format!("Red team {}", info.id),
+                &report,
+                &mut cases,
+                &gauntlet_report::html::HtmlOptions { max_detail },
+            );
+            // A report missing cases is not written at all.
+            if parse_error.is_none() {
+                out.write_all(html.as_bytes())?
+            }
+        }
+    }
+    if let Some(e) = parse_error {
+        bail!("run {}: a stored case cannot be read: {e}", info.id);
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(gate_exit(
+        &gates,
+        &gauntlet_report::gate::redteam_metrics(&report),
+    ))
+}
+
+/// [`report`] for a privilege run.
+fn report_privilege(
+    st: &Store,
+    info: &RunInfo,
+    format: Format,
+    out: &mut dyn Write,
+    _max_detail: usize,
+    fail_on: &[String],
+) -> Result<ExitCode> {
+    let gates = parse_gates(fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
+    let Some(doc) = &info.summary else {
+        bail!(
+            "privilege run {} did not finish ({} of {} defenses scored): {}",
+            info.id,
+            info.done,
+            info.total,
+            how_to_resume(info, st.path())
+        );
+    };
+    let census: gauntlet_privilege::score::Census =
+        serde_json::from_value(doc["census"].clone())
+            .with_context(|| format!("the stored census of run {}", info.id))?;
+    let scores: Vec<gauntlet_privilege::score::DefenseScore> =
+        serde_json::from_value(doc["defenses"].clone())
+            .with_context(|| format!("the stored scores of run {}", info.id))?;
+    match format {
+        Format::Table => {
+            writeln!(out, "Privilege: {}", census.summary())?;
+            writeln!(out, "{}", gauntlet_report::privilege_table(&scores))?;
+        }
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(doc)?)?,
+        Format::Jsonl => {
+            for s in &scores {
+                serde_json::to_writer(&mut *out, s)?;
+                out.write_all(b"\n")?;
+            }
+        }
+        Format::Md => out.write_all(
+            gauntlet_report::markdown::privilege_markdown(&info.id, &scores).as_bytes(),
+        )?,
+        Format::Junit => {
+            out.write_all(gauntlet_report::junit::privilege_junit(&info.id, &scores).as_bytes())?
+        }
+        Format::Html => out.write_all(
+            gauntlet_report::html::privilege_html(&info.id, &census, &scores).as_bytes(),
+        )?,
+    }
+    Ok(gate_exit(
+        &gates,
+        &gauntlet_report::gate::privilege_metrics(&scores),
+    ))
 }
 
 /// `gauntlet replay`: re-judges every stored episode of a run with the current verifiers, from its final state,
@@ -644,9 +669,9 @@ fn replay_redteam(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<Exit
     let gates = parse_gates(fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
     let Some(_) = &info.summary else {
         bail!(
-            "red-team run {} did not finish: `gauntlet redteam --resume {}` completes it first",
+            "red-team run {} did not finish: {} first",
             info.id,
-            info.id
+            how_to_resume(info, st.path())
         );
     };
     let catalogue = gauntlet_redteam::catalog::builtin()
@@ -838,13 +863,9 @@ fn unsharded(v: &serde_json::Value) -> serde_json::Value {
     v
 }
 
-/// Joins complete shards into one run in `st`, prints its tables to `out`, and returns its id.
-fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String> {
-    let mut shards = specs
-        .iter()
-        .map(|s| open_shard(s))
-        .collect::<Result<Vec<_>>>()?;
-    shards.sort_by_key(|s| s.shard.index);
+/// Checks that `shards` (sorted by index) are every shard of one run, once each, and gives that run's header and
+/// arguments (unsharded; the arguments name the shards merged).
+fn one_run(shards: &[ShardRun]) -> Result<(serde_json::Value, serde_json::Value)> {
     let of = shards[0].shard.of;
     for (i, s) in shards.iter().enumerate() {
         if s.shard.of != of {
@@ -932,6 +953,18 @@ fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String
         let from: Vec<String> = shards.iter().map(|s| s.info.id.clone()).collect();
         o.insert("merged_from".into(), serde_json::json!(from));
     }
+    Ok((header_v, args))
+}
+
+/// Joins complete shards into one run in `st`, prints its tables to `out`, and returns its id.
+fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String> {
+    let mut shards = specs
+        .iter()
+        .map(|s| open_shard(s))
+        .collect::<Result<Vec<_>>>()?;
+    shards.sort_by_key(|s| s.shard.index);
+    let of = shards[0].shard.of;
+    let (header_v, args) = one_run(&shards)?;
     if shards[0].info.kind == "redteam" {
         return merge_redteam(st, &shards, &header_v, &args, out);
     }

@@ -2465,45 +2465,7 @@ impl Shell {
                 ),
             );
         }
-        let mut query = req.url_query.clone();
-        let mut body = String::new();
-        match &req.data {
-            Some(d) if req.get => query.push(d.clone()),
-            Some(d) => body = d.clone(),
-            None => {}
-        }
-        let mut derived = req.derived.clone();
-        if !req.form.is_empty() {
-            for part in &req.form {
-                let _ = write!(body, "--{BOUNDARY}\r\n{part}");
-            }
-            let _ = write!(body, "--{BOUNDARY}--\r\n");
-            derived.push(format!(
-                "Content-Type: multipart/form-data; boundary={BOUNDARY}"
-            ));
-        }
-        if let Some((_, content)) = &req.upload {
-            body = content.clone();
-        }
-        let method = req.method.clone().unwrap_or_else(|| {
-            if req.head {
-                "HEAD"
-            } else if req.upload.is_some() {
-                "PUT"
-            } else if !req.form.is_empty() || (req.data.is_some() && !req.get) {
-                "POST"
-            } else {
-                "GET"
-            }
-            .into()
-        });
-        // A header given with -H replaces the one an option implies (`-H 'Authorization: …'` beats `-u`).
-        let mut headers = req.headers.clone();
-        for h in derived {
-            if !headers.iter().any(|u| same_header(u, &h)) {
-                headers.push(h);
-            }
-        }
+        let (method, query, body, headers) = curl_payload(&req);
         let response = if req.head {
             HEAD_RESPONSE.to_string()
         } else if req.include {
@@ -3622,22 +3584,7 @@ fn printf(args: &[String]) -> Out {
                 }
             };
             next += 1;
-            let pad = width.saturating_sub(text.chars().count());
-            if flags.contains('-') {
-                out.push_str(&text);
-                out.push_str(&" ".repeat(pad));
-            } else if flags.contains('0') && !matches!(conv, 's' | 'b' | 'c') {
-                let (sign, digits) = match text.strip_prefix('-') {
-                    Some(d) => ("-", d),
-                    None => ("", text.as_str()),
-                };
-                out.push_str(sign);
-                out.push_str(&"0".repeat(pad));
-                out.push_str(digits);
-            } else {
-                out.push_str(&" ".repeat(pad));
-                out.push_str(&text);
-            }
+            push_padded(&mut out, &text, width, &flags, conv);
         }
         if next >= rest.len() || next == before {
             break;
@@ -3647,5 +3594,71 @@ fn printf(args: &[String]) -> Out {
         stdout: out,
         code: i32::from(!bad.is_empty()),
         stderr: bad,
+    }
+}
+
+/// What a curl request sends: its method, the query items to append to each URL, the body (data, form parts or the
+/// uploaded file) and its headers (given ones, then those the options imply unless given).
+fn curl_payload(req: &CurlReq) -> (String, Vec<String>, String, Vec<String>) {
+    let mut query = req.url_query.clone();
+    let mut body = String::new();
+    match &req.data {
+        Some(d) if req.get => query.push(d.clone()),
+        Some(d) => body = d.clone(),
+        None => {}
+    }
+    let mut derived = req.derived.clone();
+    if !req.form.is_empty() {
+        for part in &req.form {
+            let _ = write!(body, "--{BOUNDARY}\r\n{part}");
+        }
+        let _ = write!(body, "--{BOUNDARY}--\r\n");
+        derived.push(format!(
+            "Content-Type: multipart/form-data; boundary={BOUNDARY}"
+        ));
+    }
+    if let Some((_, content)) = &req.upload {
+        body = content.clone();
+    }
+    let method = req.method.clone().unwrap_or_else(|| {
+        if req.head {
+            "HEAD"
+        } else if req.upload.is_some() {
+            "PUT"
+        } else if !req.form.is_empty() || (req.data.is_some() && !req.get) {
+            "POST"
+        } else {
+            "GET"
+        }
+        .into()
+    });
+    // A header given with -H replaces the one an option implies (`-H 'Authorization: …'` beats `-u`).
+    let mut headers = req.headers.clone();
+    for h in derived {
+        if !headers.iter().any(|u| same_header(u, &h)) {
+            headers.push(h);
+        }
+    }
+    (method, query, body, headers)
+}
+
+/// Appends a printf conversion's `text` padded to `width`: left-justified with `-`, zero-padded after the sign with
+/// `0` (numbers only), else right-justified with spaces.
+fn push_padded(out: &mut String, text: &str, width: usize, flags: &str, conv: char) {
+    let pad = width.saturating_sub(text.chars().count());
+    if flags.contains('-') {
+        out.push_str(text);
+        out.push_str(&" ".repeat(pad));
+    } else if flags.contains('0') && !matches!(conv, 's' | 'b' | 'c') {
+        let (sign, digits) = match text.strip_prefix('-') {
+            Some(d) => ("-", d),
+            None => ("", text),
+        };
+        out.push_str(sign);
+        out.push_str(&"0".repeat(pad));
+        out.push_str(digits);
+    } else {
+        out.push_str(&" ".repeat(pad));
+        out.push_str(text);
     }
 }
