@@ -124,6 +124,10 @@ struct RedteamArgs {
     /// Exit 0 even when cases errored (they are always kept, counted and excluded from rates).
     #[arg(long)]
     ignore_errors: bool,
+    /// Do not check before the job starts that every model endpoint and app it will call can be reached.
+    #[arg(long)]
+    #[serde(skip)]
+    no_preflight: bool,
     /// Write every case and the risk assessment to this JSON file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -340,6 +344,10 @@ struct RunArgs {
     #[arg(long)]
     #[serde(default)]
     ignore_errors: bool,
+    /// Do not check before the job starts that every model endpoint and app it will call can be reached.
+    #[arg(long)]
+    #[serde(skip)]
+    no_preflight: bool,
 }
 
 /// Where runs are recorded.
@@ -732,6 +740,7 @@ fn resume_run_args(
     stored.json = a.json.take();
     stored.quiet = a.quiet;
     stored.ignore_errors = a.ignore_errors;
+    stored.no_preflight = a.no_preflight;
     stored.concurrency = a.concurrency.or(stored.concurrency);
     stored.store = a.store.clone();
     stored.fail_on = std::mem::take(&mut a.fail_on);
@@ -851,6 +860,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let config = run_config(&a, settings, concurrency, !gates.is_empty())?;
     let defense = models.defense(&a.defense)?;
     let defense = defense.as_ref();
+    models.preflight(a.no_preflight)?;
     let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
     let header = gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids);
     let total = gauntlet_cases::run::plan_len(&cases, targets.len(), &config);
@@ -1158,6 +1168,8 @@ struct Models {
     pool_cfg: gauntlet_llm::PoolConfig,
     cache: Option<gauntlet_llm::Cache>,
     providers: std::collections::BTreeMap<String, gauntlet_llm::ProviderConfig>,
+    /// Every endpoint the job will call, for the preflight check.
+    endpoints: std::sync::Mutex<Vec<gauntlet_llm::preflight::Endpoint>>,
 }
 
 impl Models {
@@ -1218,6 +1230,7 @@ impl Models {
         Ok(Models {
             runtime,
             pools: Default::default(),
+            endpoints: Default::default(),
             earlier: Default::default(),
             pool_cfg,
             cache,
@@ -1249,6 +1262,52 @@ impl Models {
         self.runtime.is_some()
     }
 
+    /// Notes an endpoint the job will call (`flag spec` at `url`), for [`Models::preflight`]. A model under
+    /// `--cache replay` answers from the cache and is never called.
+    fn expect(&self, flag: &str, spec: &str, url: &str, model: bool) {
+        let replayed = self
+            .cache
+            .as_ref()
+            .is_some_and(|c| c.mode() == gauntlet_llm::CacheMode::Replay);
+        if model && replayed {
+            return;
+        }
+        if let Ok(mut e) = self.endpoints.lock() {
+            e.push(gauntlet_llm::preflight::Endpoint {
+                what: format!("{flag} {spec}"),
+                url: url.to_string(),
+            });
+        }
+    }
+
+    /// Fails within seconds, naming the endpoint, the cause and the fix, when an endpoint the job will call cannot
+    /// be reached at all (one TCP connection per address, all at once, within the request timeout or 10 s).
+    fn preflight(&self, skip: bool) -> Result<()> {
+        let endpoints = self.endpoints.lock().map(|e| e.clone()).unwrap_or_default();
+        if skip || endpoints.is_empty() {
+            return Ok(());
+        }
+        let timeout = self
+            .pool_cfg
+            .timeout
+            .min(std::time::Duration::from_secs(10));
+        let failed = self
+            .handle()?
+            .block_on(gauntlet_llm::preflight::check(&endpoints, timeout));
+        if failed.is_empty() {
+            return Ok(());
+        }
+        let lines: Vec<String> = failed
+            .iter()
+            .map(|u| format!("  {} at {}: {}", u.what.join(", "), u.at, u.cause))
+            .collect();
+        bail!(
+            "preflight: {} endpoint(s) cannot be reached, so nothing was run:\n{}\nCheck the URL: for a model, its provider's base URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, or providers.NAME.base_url in --config); for an app, that it is listening. --no-preflight skips this check.",
+            failed.len(),
+            lines.join("\n")
+        )
+    }
+
     fn handle(&self) -> Result<tokio::runtime::Handle> {
         self.runtime
             .as_ref()
@@ -1275,6 +1334,12 @@ impl Models {
                 .map_err(|e| anyhow::anyhow!("{flag} {spec}: {e}"))?;
         let model = gauntlet_llm::build_model(&parsed, &provider)
             .map_err(|e| anyhow::anyhow!("{flag} {spec}: {e}"))?;
+        self.expect(
+            flag,
+            spec,
+            provider.base_url.as_deref().unwrap_or_default(),
+            true,
+        );
         let mut cfg = self.pool_cfg.clone();
         cfg.price_in = provider.price_in.unwrap_or(0.0);
         cfg.price_out = provider.price_out.unwrap_or(0.0);
@@ -1305,6 +1370,7 @@ impl Models {
             return Ok(Box::new(t));
         }
         if spec.starts_with("http://") || spec.starts_with("https://") {
+            self.expect(flag, spec, spec, false);
             let headers = config::resolve_headers(spec, &tc.headers)?;
             let timeout = self.pool_cfg.timeout;
             let t = gauntlet_agents::HttpTarget::new(spec, headers, timeout, self.handle()?)
@@ -2218,6 +2284,7 @@ fn resume_redteam_args(
     stored.json = a.json.take();
     stored.concurrency = a.concurrency.or(stored.concurrency);
     stored.ignore_errors = a.ignore_errors;
+    stored.no_preflight = a.no_preflight;
     stored.store = a.store.clone();
     stored.fail_on = std::mem::take(&mut a.fail_on);
     *a = stored;
@@ -2292,6 +2359,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let judge_pool = pool_for(&a.judge, "judge", "--judge")?;
     let attacker_pool = pool_for(&a.attacker, "attacker", "--attacker")?;
     let simulator_pool = pool_for(&a.simulator, "simulator", "--simulator")?;
+    models.preflight(a.no_preflight)?;
     let any_pool = judge_pool.is_some() || attacker_pool.is_some() || simulator_pool.is_some();
     let handle = any_pool.then(|| models.handle()).transpose()?;
     let judge_model = judge_pool.as_ref().zip(handle.as_ref()).map(|(p, h)| {

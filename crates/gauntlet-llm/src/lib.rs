@@ -12,6 +12,7 @@ pub mod cache;
 pub mod error;
 pub mod openai;
 pub mod pool;
+pub mod preflight;
 pub mod spec;
 pub mod types;
 

@@ -351,7 +351,27 @@ fn an_http_app_is_tested_through_the_gateway() {
     assert_eq!(direct["verdict"]["outcome"], "violated", "{direct}");
     assert_eq!(direct["verdict"]["level"], "state");
 
-    // A dead endpoint: the episode is errored with its reason, never held.
+    // A dead endpoint stops the job before it starts, within seconds, naming the endpoint and the cause.
+    let started = std::time::Instant::now();
+    let o = gauntlet(&[
+        "run",
+        "--suite",
+        &suite,
+        "--agent",
+        "http://127.0.0.1:9/chat",
+        "--settings",
+        "benign",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("preflight: 1 endpoint(s) cannot be reached")
+            && stderr(&o)
+                .contains("--agent http://127.0.0.1:9/chat at 127.0.0.1:9: connection refused"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    // Past the preflight (the endpoint dies during a run), the episode is errored with its reason, never held.
     let o = gauntlet(&[
         "run",
         "--suite",
@@ -362,6 +382,7 @@ fn an_http_app_is_tested_through_the_gateway() {
         "benign",
         "--timeout",
         "2",
+        "--no-preflight",
         "--json",
         &out.to_string_lossy(),
     ]);
@@ -394,6 +415,7 @@ fn an_http_app_is_tested_through_the_gateway() {
         "benign",
         "--timeout",
         "2",
+        "--no-preflight",
         "--ignore-errors",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -142,6 +142,8 @@ fn a_failing_judge_is_an_error_never_a_pass() {
         "none",
         "--judge",
         "dead/judge",
+        // The dead provider is the point: past the preflight, its failures must show.
+        "--no-preflight",
         "--config",
         &cfg,
     ]);
@@ -170,6 +172,8 @@ fn a_failing_judge_is_an_error_never_a_pass() {
         "none",
         "--judge",
         "dead/judge",
+        // The dead provider is the point: past the preflight, its failures must show.
+        "--no-preflight",
         "--config",
         &cfg,
         "--ignore-errors",
@@ -306,6 +310,8 @@ fn model_driven_attacks_use_the_attacker_or_a_marked_template() {
         "roleplay",
         "--attacker",
         "dead/attacker",
+        // The dead provider is the point: past the preflight, its failures must show.
+        "--no-preflight",
         "--config",
         cfg,
     ]);
@@ -362,7 +368,8 @@ fn the_simulator_generates_baselines_over_http_or_falls_back_visibly() {
     );
 
     let mut a = args("dead/simulator");
-    a.extend(["--config", cfg]);
+    // The dead provider is the point: past the preflight, its failures must show.
+    a.extend(["--config", cfg, "--no-preflight"]);
     let (o, v) = run(&a);
     assert!(o.status.success(), "{}", stderr(&o));
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
