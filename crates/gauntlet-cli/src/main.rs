@@ -3,13 +3,14 @@
 mod config;
 mod gateway;
 mod interrupt;
+mod progress;
 mod stored;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use gauntlet_cases::{Loaded, PreparedCase, RunConfig, Source, run};
 use gauntlet_core::Setting;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -667,13 +668,23 @@ fn record_run(
     })
 }
 
-/// Draws the run's progress line on stderr.
-fn draw_progress(p: &gauntlet_cases::ProgressInfo, started: Instant, models: &Models) {
+/// The run's progress line.
+/// The ETA is shown once a full wave of `workers` episodes has finished: before that, the first episodes' time
+/// (start-up, the first model replies) says little about the rate.
+fn progress_text(
+    p: &gauntlet_cases::ProgressInfo,
+    started: Instant,
+    models: &Models,
+    workers: usize,
+) -> String {
     let elapsed = started.elapsed().as_secs_f64();
-    let eta = if p.done > 0 {
-        elapsed / p.done as f64 * (p.total - p.done) as f64
+    let eta = if p.done >= workers.max(1) {
+        format!(
+            "{:.0}s",
+            elapsed / p.done as f64 * (p.total - p.done) as f64
+        )
     } else {
-        0.0
+        "–".to_string()
     };
     let asr = if p.valid > 0 {
         format!("{:.1}%", 100.0 * p.violated as f64 / p.valid as f64)
@@ -684,11 +695,10 @@ fn draw_progress(p: &gauntlet_cases::ProgressInfo, started: Instant, models: &Mo
     let filled = (width * p.done).checked_div(p.total).unwrap_or(width);
     let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
     let cost = models.cost();
-    eprint!(
-        "\r[{bar}] {}/{} episodes, ETA {:.0}s | ASR so far {asr} | errored {} | {} tokens{}   ",
+    format!(
+        "[{bar}] {}/{} episodes, ETA {eta} | ASR so far {asr} | errored {} | {} tokens{}",
         p.done,
         p.total,
-        eta,
         p.errored,
         p.tokens,
         if cost > 0.0 {
@@ -696,10 +706,7 @@ fn draw_progress(p: &gauntlet_cases::ProgressInfo, started: Instant, models: &Mo
         } else {
             String::new()
         }
-    );
-    if p.done == p.total {
-        eprintln!();
-    }
+    )
 }
 
 /// Ends a recorded run (nothing without a store): its models' ledgers saved, then complete with `summary`, or
@@ -868,21 +875,15 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     if let Some(id) = &run_id {
         interrupt::recording(a.store.path.clone(), id.clone(), "run");
     }
-    let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
-    let last_draw = std::sync::Mutex::new(Instant::now());
+    let ticker = progress::Ticker::start(total, "episodes", a.quiet);
     let progress = |p: &gauntlet_cases::ProgressInfo| {
-        if !show_progress {
-            return;
+        if let Some(t) = &ticker {
+            t.set(
+                progress_text(p, started, &models, concurrency),
+                p.done == p.total,
+            );
         }
-        // Redraw at most ten times a second, and at the end.
-        if let Ok(mut last) = last_draw.lock() {
-            if p.done != p.total && last.elapsed().as_millis() < 100 {
-                return;
-            }
-            *last = Instant::now();
-        }
-        draw_progress(p, started, &models);
     };
     let mut json_sink = match &a.json {
         Some(path) => {
@@ -2333,6 +2334,62 @@ fn json_document(
     )?)
 }
 
+/// Stores one red-team case as it completes.
+fn store_case(
+    w: &mut gauntlet_store::Writer<'_>,
+    c: &gauntlet_redteam::RtCase,
+) -> std::io::Result<()> {
+    let outcome = serde_json::to_value(c.judgement.outcome)?;
+    w.item(
+        c.index,
+        "redteam-case",
+        outcome.as_str(),
+        &serde_json::to_string(c)?,
+    )
+    .map_err(std::io::Error::other)
+}
+
+/// What the red team's cases add up to as they come: errored causes, and the progress line.
+struct CasesSeen {
+    causes: gauntlet_report::causes::Causes,
+    tally: gauntlet_redteam::job::Tally,
+    ticker: Option<progress::Ticker>,
+    total: usize,
+}
+
+impl CasesSeen {
+    fn case(&mut self, c: &gauntlet_redteam::RtCase) {
+        if c.judgement.outcome == gauntlet_judge::redteam::RtOutcome::Error {
+            self.causes.add(c.error.as_deref());
+        }
+        self.tally.add(c.judgement.outcome);
+        if let Some(t) = &self.ticker {
+            let t_ = &self.tally;
+            let done = (t_.passing + t_.failing + t_.errored + t_.unjudged) as usize;
+            t.set(redteam_progress(t_, self.total), done == self.total);
+        }
+    }
+}
+
+/// The red team's progress line.
+fn redteam_progress(t: &gauntlet_redteam::job::Tally, total: usize) -> String {
+    let done = (t.passing + t.failing + t.errored + t.unjudged) as usize;
+    let width = 24;
+    let filled = (width * done)
+        .checked_div(total)
+        .unwrap_or(width)
+        .min(width);
+    format!(
+        "[{}{}] {done}/{total} cases | passing {} | failing {} | errored {} | unjudged {}",
+        "#".repeat(filled),
+        "-".repeat(width - filled),
+        t.passing,
+        t.failing,
+        t.errored,
+        t.unjudged
+    )
+}
+
 fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     interrupt::install();
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
@@ -2402,27 +2459,21 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|p| json_document(p, &head, "cases"))
         .transpose()?;
-    let mut causes = gauntlet_report::causes::Causes::default();
+    let mut seen = CasesSeen {
+        causes: Default::default(),
+        tally: Default::default(),
+        ticker: progress::Ticker::start(total, "cases", false),
+        total,
+    };
     let mut sink = |c: &gauntlet_redteam::RtCase| -> std::io::Result<()> {
-        if c.judgement.outcome == gauntlet_judge::redteam::RtOutcome::Error {
-            causes.add(c.error.as_deref());
-        }
+        seen.case(c);
         if let Some(w) = writer.as_mut() {
             w.item(c)?;
         }
-        if let Some(sw) = store_writer.as_mut()
-            && !done.get(c.index).copied().unwrap_or(false)
-        {
-            let outcome = serde_json::to_value(c.judgement.outcome)?;
-            sw.item(
-                c.index,
-                "redteam-case",
-                outcome.as_str(),
-                &serde_json::to_string(c)?,
-            )
-            .map_err(std::io::Error::other)?;
+        match store_writer.as_mut() {
+            Some(sw) if !done.get(c.index).copied().unwrap_or(false) => store_case(sw, c),
+            _ => Ok(()),
         }
-        Ok(())
     };
     let mut load = |i: usize| stored_case(store.as_ref(), run_id.as_deref(), i);
     let resume = run_id.as_ref().map(|_| gauntlet_redteam::job::Resume {
@@ -2481,7 +2532,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         );
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::redteam_metrics(&report));
-    Ok(errored_exit(&causes, "cases", a.ignore_errors).unwrap_or(gated))
+    Ok(errored_exit(&seen.causes, "cases", a.ignore_errors).unwrap_or(gated))
 }
 
 /// Prints a red-team run's tables; `head` is the run's `--json` head.

@@ -85,7 +85,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, o: RtOutcome) {
+    /// Counts one case's outcome (and updates the pass rate).
+    pub fn add(&mut self, o: RtOutcome) {
         match o {
             RtOutcome::Pass => self.passing += 1,
             RtOutcome::Fail => self.failing += 1,
