@@ -72,3 +72,10 @@ pub fn recording(store: PathBuf, id: String, kind: &'static str) {
         *r = Some(Recording { store, id, kind });
     }
 }
+
+/// The run is finished (complete or failed): Ctrl-C from now on must not mark it interrupted.
+pub fn finished() {
+    if let Ok(mut r) = RECORDING.lock() {
+        *r = None;
+    }
+}

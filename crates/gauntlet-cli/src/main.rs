@@ -721,6 +721,8 @@ fn finish_recorded(
     let (Some(st), Some(id)) = (store, run_id) else {
         return Ok(());
     };
+    // Whatever follows (tables, reports) is after the run: Ctrl-C then must not mark it interrupted.
+    interrupt::finished();
     match summary {
         Some(summary) => {
             models.save_ledger(st, id)?;
@@ -2401,7 +2403,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let file = cfg.redteam.clone().unwrap_or_default();
     let (mut rcfg, mut vulns, names) = plan_redteam(&mut a, &file, &catalogue, !gates.is_empty())?;
     // The judge's refusal screen compiles while the simulator and the first cases wait on their models.
-    std::thread::spawn(gauntlet_core::refusal::warm_up);
+    gauntlet_core::refusal::warm_up_in_background();
     let needs = redteam_needs_models(&a, &names);
     let mut models = Models::build(&cfg, needs, None, None, None, None)?;
     if let (Some(st), Some(info)) = (&store, &resumed) {

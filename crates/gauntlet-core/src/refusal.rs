@@ -155,12 +155,20 @@ fn phrase_screen(t: &Tables, text: &str, unquoted_text: &str, n: &str) -> (Scree
     }
 }
 
-/// Compiles the screen's pattern tables now (about 0.2 s in a release build) instead of at the first reply. A job
-/// that waits on the network calls it on a thread of its own at start, so the compilation overlaps the first model
-/// calls instead of delaying every case of the first wave.
+/// Compiles the screen's pattern tables now (about 0.2 s in a release build) instead of at the first reply.
 pub fn warm_up() {
     LazyLock::force(&TABLES);
     LazyLock::force(&BROAD);
+}
+
+/// [`warm_up`] on a thread of its own, once per process however often it is called: a job that waits on the
+/// network calls it at start, so the compilation overlaps the first model calls instead of delaying every case of
+/// the first wave.
+pub fn warm_up_in_background() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        std::thread::spawn(warm_up);
+    });
 }
 
 /// True only when the reply is certainly a refusal ([`Screen::Refusal`]): the red-team judge's short-circuit.

@@ -284,7 +284,7 @@ pub fn run(
     resume: Option<Resume<'_>>,
 ) -> std::io::Result<Report> {
     // The judge's refusal screen compiles its tables while the first cases wait on their targets.
-    std::thread::spawn(gauntlet_core::refusal::warm_up);
+    gauntlet_core::refusal::warm_up_in_background();
     let plan = plan(vulns, targets.len(), config);
     let total = plan.len();
     let mut report = Report::default();
