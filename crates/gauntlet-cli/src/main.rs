@@ -710,8 +710,8 @@ fn progress_text(
 }
 
 /// Ends a recorded run (nothing without a store): its models' ledgers saved, then complete with `summary`, or
-/// failed when there is none. A failed run's ledger is saved on a best-effort basis: the run's own error is what
-/// the user must see.
+/// failed when there is none; a Ctrl-C after this no longer marks it interrupted. A failed run's ledger is saved
+/// on a best-effort basis: the run's own error is what the user must see.
 fn finish_recorded(
     store: Option<&gauntlet_store::Store>,
     run_id: Option<&str>,
@@ -721,7 +721,6 @@ fn finish_recorded(
     let (Some(st), Some(id)) = (store, run_id) else {
         return Ok(());
     };
-    // Whatever follows (tables, reports) is after the run: Ctrl-C then must not mark it interrupted.
     interrupt::finished();
     match summary {
         Some(summary) => {
