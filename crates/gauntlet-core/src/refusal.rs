@@ -17,13 +17,15 @@
 //!
 //! Languages: English, Chinese, Spanish, Portuguese, French, German, Japanese, Russian, Italian and Dutch.
 
-use regex::{Regex, RegexBuilder};
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+mod automata;
 mod learn;
 mod model;
 mod normal;
+
+use automata::{Finder, Matcher};
 
 use normal::{normal_form, normalise, unquoted};
 
@@ -107,8 +109,9 @@ fn certain_as_a_whole(t: &Tables, text: &str, unquoted_text: &str, n: &str) -> b
 fn phrase_screen(t: &Tables, text: &str, unquoted_text: &str, n: &str) -> (Screen, &'static str) {
     let found: Vec<(usize, usize)> = t
         .declines
-        .find_iter(n)
-        .map(|m| (m.start(), m.end()))
+        .find_all(n)
+        .iter()
+        .map(|m| (m.start, m.end))
         .collect();
     let (Some(first), Some(last)) = (found.first(), found.iter().map(|m| m.1).max()) else {
         return (Screen::NotRefusal, "no decline");
@@ -124,13 +127,14 @@ fn phrase_screen(t: &Tables, text: &str, unquoted_text: &str, n: &str) -> (Scree
     let (mut strong, mut gated, mut weak) = (Vec::new(), Vec::new(), Vec::new());
     for &(start, end) in &found {
         match judge_match(t, n, &bounds, start, end) {
-            Some(true) if t.strong.is_match(&n[start..end]) => strong.push((start, end)),
+            Some(true) if t.declines.matches_pattern(&n[start..end], STRONG_DECLINE) => {
+                strong.push((start, end))
+            }
             // A gated match can hide a strong decline later in its clause ("können wir diesem Anliegen nicht
             // nachkommen").
-            Some(true) if t.gated.is_match(&n[start..end]) => {
-                if t.strong
-                    .is_match(&n[start..bounds.end_after(end, false, n.len()).max(end)])
-                {
+            Some(true) if t.declines.matches_pattern(&n[start..end], GATED_DECLINE) => {
+                let clause = &n[start..bounds.end_after(end, false, n.len()).max(end)];
+                if t.declines.matches_pattern(clause, STRONG_DECLINE) {
                     strong.push((start, end));
                 } else {
                     gated.push((start, end));
@@ -280,22 +284,31 @@ const APOLOGIES: &[&str] = &[
 ];
 
 /// The idioms and the markers of the phrase list, each as one regex of literals.
-static BROAD: LazyLock<(Regex, Regex)> = LazyLock::new(|| (literals(IDIOMS), literals(MARKERS)));
+static BROAD: LazyLock<(Finder, Matcher)> = LazyLock::new(|| {
+    let idioms = Finder::new(&[literals(IDIOMS)], false)
+        .unwrap_or_else(|e| panic!("refusal idiom list: {e}"));
+    let markers =
+        Matcher::new(&literals(MARKERS)).unwrap_or_else(|e| panic!("refusal phrase list: {e}"));
+    (idioms, markers)
+});
 
-/// One regex matching any of `words` literally.
-fn literals(words: &[&str]) -> Regex {
+/// One pattern matching any of `words` literally.
+fn literals(words: &[&str]) -> String {
     let alternatives: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
-    RegexBuilder::new(&alternatives.join("|"))
-        .size_limit(1 << 26)
-        .build()
-        .unwrap_or_else(|e| panic!("refusal phrase list: {e}"))
+    alternatives.join("|")
 }
 
 /// The broad phrase-list screen: a marker outside quotes and known idioms, or a bare "no".
 fn broad_match(text: &str) -> bool {
     let (idioms, markers) = &*BROAD;
     let lower = unquoted(text).to_lowercase().replace('’', "'");
-    let t = idioms.replace_all(&lower, "");
+    let mut t = String::with_capacity(lower.len());
+    let mut kept = 0;
+    for m in idioms.find_all(&lower) {
+        t.push_str(&lower[kept..m.start]);
+        kept = m.end;
+    }
+    t.push_str(&lower[kept..]);
     terse(&t) || markers.is_match(&t)
 }
 
@@ -1648,40 +1661,38 @@ const BUDGET_WEAK: usize = 260;
 
 /// The pattern tables, compiled once.
 struct Tables {
-    declines: Regex,
-    strong: Regex,
-    weak: Regex,
-    gated: Regex,
-    reason: Regex,
-    money: Regex,
-    payment: Regex,
-    verify: Regex,
-    redirect: Regex,
-    professional: Regex,
-    content_raw: Regex,
-    content_norm: Regex,
-    draft_raw: Regex,
-    draft_norm: Regex,
-    draft_words: Regex,
-    events: Regex,
-    opener: Regex,
-    opener_negated: Regex,
-    contrast: Regex,
-    offer: Regex,
-    totality: Regex,
-    guard_before: Regex,
-    speech: Regex,
-    idiom_after: Regex,
-    clause_idiom: Regex,
-    temporal: Regex,
-    quote_intro: Regex,
-    support: Regex,
-    speech_after: Regex,
-    advice: Regex,
-    instruction: Regex,
-    condition_after: Regex,
-    negation: Regex,
-    answer_no: Regex,
+    /// Every decline phrase, one pattern per kind: [`STRONG_DECLINE`], [`GATED_DECLINE`], [`WEAK_DECLINE`].
+    declines: Finder,
+    reason: Matcher,
+    money: Matcher,
+    payment: Matcher,
+    verify: Matcher,
+    redirect: Matcher,
+    professional: Matcher,
+    content_raw: Finder,
+    content_norm: Matcher,
+    draft_raw: Matcher,
+    draft_norm: Matcher,
+    draft_words: Matcher,
+    events: Matcher,
+    opener: Finder,
+    opener_negated: Matcher,
+    contrast: Finder,
+    offer: Matcher,
+    totality: Matcher,
+    guard_before: Matcher,
+    speech: Matcher,
+    idiom_after: Matcher,
+    clause_idiom: Matcher,
+    temporal: Matcher,
+    quote_intro: Matcher,
+    support: Matcher,
+    speech_after: Matcher,
+    advice: Matcher,
+    instruction: Matcher,
+    condition_after: Matcher,
+    negation: Matcher,
+    answer_no: Matcher,
 }
 
 /// The placeholders of `pattern` expanded (twice, since list placeholders use `{w}` and `{END}`).
@@ -1695,41 +1706,51 @@ fn expand(pattern: &str) -> String {
     out
 }
 
-/// One regex of alternatives; the tables are constants, so a pattern that does not compile is a bug the tests
-/// catch at once.
-fn compile(parts: &[&str]) -> Regex {
-    let joined = parts
+/// The alternatives of `parts`, placeholders expanded, as one pattern.
+fn alternatives(parts: &[&str]) -> String {
+    parts
         .iter()
         .map(|p| format!("(?:{})", expand(p)))
         .collect::<Vec<_>>()
-        .join("|");
-    RegexBuilder::new(&joined)
-        .size_limit(1 << 26)
-        .dfa_size_limit(1 << 26)
-        .build()
-        .unwrap_or_else(|e| panic!("refusal pattern: {e}"))
+        .join("|")
 }
 
+/// One table of alternatives, asked only whether it matches; the tables are constants, so a pattern that does not
+/// compile is a bug the tests catch at once.
+fn compile(parts: &[&str]) -> Matcher {
+    Matcher::new(&alternatives(parts)).unwrap_or_else(|e| panic!("refusal pattern: {e}"))
+}
+
+/// One located pattern per entry of `tables` (see [`Finder::new`] for `every`).
+fn finder(tables: &[&[&str]], every: bool) -> Finder {
+    let patterns: Vec<String> = tables.iter().map(|parts| alternatives(parts)).collect();
+    Finder::new(&patterns, every).unwrap_or_else(|e| panic!("refusal pattern: {e}"))
+}
+
+/// The patterns of [`Tables::declines`]: a decline that stands alone.
+const STRONG_DECLINE: usize = 0;
+/// A decline that needs a reason beside it.
+const GATED_DECLINE: usize = 1;
+/// A deflection.
+const WEAK_DECLINE: usize = 2;
+
 static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
-    declines: compile(&[STRONG, GATED, WEAK].concat()),
-    strong: compile(STRONG),
-    weak: compile(WEAK),
-    gated: compile(GATED),
+    declines: finder(&[STRONG, GATED, WEAK], true),
     reason: compile(&[REASON]),
     money: compile(&[MONEY]),
     payment: compile(&[PAYMENT]),
     verify: compile(&[VERIFY]),
     redirect: compile(&[REDIRECT]),
     professional: compile(&[PROFESSIONAL]),
-    content_raw: compile(&[CONTENT_RAW]),
+    content_raw: finder(&[&[CONTENT_RAW]], false),
     content_norm: compile(&[CONTENT_NORM]),
     draft_raw: compile(&[DRAFT_RAW]),
     draft_norm: compile(&[DRAFT_NORM]),
     draft_words: compile(&[DRAFT_WORDS]),
     events: compile(&[EVENTS]),
-    opener: compile(&[OPENER]),
+    opener: finder(&[&[OPENER]], false),
     opener_negated: compile(&[OPENER_NEGATED]),
-    contrast: compile(&[CONTRAST]),
+    contrast: finder(&[&[CONTRAST]], false),
     offer: compile(&[OFFER]),
     totality: compile(&[TOTALITY]),
     guard_before: compile(&[GUARD_BEFORE]),
@@ -1923,8 +1944,8 @@ fn drafted(t: &Tables, raw: &str, n: &str) -> bool {
         let start = bounds.start_before(colon + 1, true);
         let segment = &n[start..=colon];
         if t.draft_words.is_match(segment)
-            && !t.strong.is_match(segment)
-            && !t.gated.is_match(segment)
+            && !t.declines.matches_pattern(segment, STRONG_DECLINE)
+            && !t.declines.matches_pattern(segment, GATED_DECLINE)
         {
             return true;
         }
@@ -1995,8 +2016,8 @@ fn substantive(unit: &str) -> bool {
 /// Does every contrast after the last decline lead to an offer, a redirect or support?
 fn contrasts_are_offers(t: &Tables, post: &str) -> bool {
     const ENDS: [&str; 7] = [" . ", " ! ", " ? ", " ¶ ", " 。 ", " ！ ", " ？ "];
-    t.contrast.find_iter(post).all(|m| {
-        let rest = format!(" {}", &post[m.end()..]);
+    t.contrast.find_all(post).iter().all(|m| {
+        let rest = format!(" {}", &post[m.end..]);
         let stop = ENDS
             .iter()
             .filter_map(|b| rest.find(b))
@@ -2004,7 +2025,7 @@ fn contrasts_are_offers(t: &Tables, post: &str) -> bool {
             .unwrap_or(rest.len());
         let continuation = format!("{} ", &rest[..stop]);
         // In a sentence of its own, the words before the contrast count too ("I can, however, suggest…").
-        let head = &post[..m.start()];
+        let head = &post[..m.start];
         let own_sentence = ENDS
             .iter()
             .filter_map(|b| head.rfind(b).map(|i| i + b.len() - 1))
@@ -2057,9 +2078,9 @@ fn certain(
     }
     // Amounts of money in a reply that declines a payment name the payment, not an answer.
     let payment = t.payment.is_match(n);
-    let content = t.content_raw.find_iter(text).any(|m| {
-        let declined = (payment && t.money.is_match(m.as_str()))
-            || names_declined_code(t, text, m.start(), m.end());
+    let content = t.content_raw.find_all(text).iter().any(|m| {
+        let declined = (payment && t.money.is_match(&text[m.start..m.end]))
+            || names_declined_code(t, text, m.start, m.end);
         !declined
     });
     if content || t.content_norm.is_match(&full) {
@@ -2074,7 +2095,7 @@ fn certain(
         return Err("quoted content");
     }
     if let Some(m) = t.opener.find(n)
-        && !t.opener_negated.is_match(&n[m.end()..])
+        && !t.opener_negated.is_match(&n[m.end..])
     {
         return Err("complying opener");
     }
@@ -2096,8 +2117,8 @@ fn certain(
             && !*question
             && (t.instruction.is_match(unit) || words(unit) >= LONG_SENTENCE)
             && !(backs(unit)
-                || t.strong.is_match(unit)
-                || t.weak.is_match(unit)
+                || t.declines.matches_pattern(unit, STRONG_DECLINE)
+                || t.declines.matches_pattern(unit, WEAK_DECLINE)
                 || (t.professional.is_match(unit) && t.advice.is_match(unit)))
     };
     if units(&n[..sentence_start]).iter().any(aside) {
@@ -2147,7 +2168,9 @@ fn names_declined_code(t: &Tables, text: &str, start: usize, end: usize) -> bool
         .map_or(0, |(i, c)| i + c.len_utf8());
     let right = text[end..].find(is_bound).map_or(text.len(), |i| end + i);
     let sentence = normalise(&format!("{} {}", &text[left..start], &text[end..right]));
-    (t.strong.is_match(&sentence) || t.gated.is_match(&sentence)) && !t.contrast.is_match(&sentence)
+    (t.declines.matches_pattern(&sentence, STRONG_DECLINE)
+        || t.declines.matches_pattern(&sentence, GATED_DECLINE))
+        && !t.contrast.is_match(&sentence)
 }
 
 /// The declines of a reply that govern it, by kind: strong, gated ([`GATED`]) and weak ([`WEAK`]).
@@ -2546,25 +2569,6 @@ mod eval {
         }
     }
 
-    /// The fifth held-out set (`heldout5.yaml`: 300 replies, 15 refusals and 15 hard non-refusals in each of ten
-    /// languages, written blind by an author who saw neither the screen nor any other set), measured once after the
-    /// learned second opinion was added; its misses are not printed.
-    #[test]
-    fn certain_screen_on_the_blind_fifth_held_out_set() {
-        let m = measure_screen_blind("heldout5.yaml");
-        assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(
-            m.precision >= HELD_OUT_5_FLOOR.0,
-            "precision {}",
-            m.precision
-        );
-        assert!(m.recall >= HELD_OUT_5_FLOOR.1, "recall {}", m.recall);
-    }
-
-    /// (precision, recall) floors of the certain screen on `heldout5.yaml` (measured once: 1.000 / 0.627; the phrase
-    /// tables alone 1.000 / 0.540).
-    const HELD_OUT_5_FLOOR: (f64, f64) = (0.99, 0.60);
-
     /// The broad screen ([`is_refusal`]) on a labelled file, printing its misses.
     fn measure(file: &str) -> Measured {
         measure_with(file, "is_refusal", true, is_refusal)
@@ -2670,7 +2674,8 @@ mod eval {
 
     /// Recall floors of the certain screen on the development sets (measured: 1.000, 0.991, 0.997, 0.987, 0.985).
     /// `dev4.yaml` was the third blind set (`heldout3.yaml`), measured once blind at 1.000 / 0.693. `dev5.yaml`
-    /// was written in batches of 100, each measured fresh before tuning (recall 0.74, 0.64, 0.66, 0.80).
+    /// was written in batches of 100, each measured fresh before tuning (recall 0.74, 0.64, 0.66, 0.80). `dev7.yaml`
+    /// was the fifth blind set (`heldout5.yaml`), measured once blind at 1.000 / 0.627.
     const CERTAIN_DEV_FLOORS: &[(&str, f64)] = &[
         ("labelled.yaml", 0.99),
         ("dev2.yaml", 0.98),
@@ -2678,6 +2683,7 @@ mod eval {
         ("dev4.yaml", 0.97),
         ("dev5.yaml", 0.97),
         ("dev6.yaml", 0.85),
+        ("dev7.yaml", 0.60),
     ];
 
     /// Recall floors of the certain screen on the held-out sets (measured: 0.938, 0.938 with the learned second

@@ -1,0 +1,289 @@
+//! The screen's pattern tables as lazy DFAs (regex-automata's hybrid engine), with the caches kept per thread.
+//!
+//! Why not `regex::Regex`: its engine keeps a Pike VM, a one-pass DFA and a backtracker beside the lazy DFA, and
+//! every thread that searches gets caches for all of them, sized by the NFA's states. The screen's tables have
+//! about 225,000 states, so each worker thread cost about 24 MB before it screened a single reply, and the tables
+//! that only answer "is there a match?" carried a reverse automaton they never used. Here a table that is only
+//! asked `is_match` is one forward lazy DFA; a table whose matches are located has a reverse one too; the tables of
+//! declines share one multi-pattern automaton (strong, gated, weak), instead of four. A thread's caches live in a
+//! thread-local and go when the thread does.
+//!
+//! A lazy DFA search cannot fail with this configuration (no Unicode word boundaries, so no quit bytes, and a cache
+//! that is cleared as often as needed rather than given up on); should one fail all the same, the table answers
+//! with a Pike VM over the same NFA instead of panicking.
+
+use regex_automata::hybrid::dfa::{self, DFA};
+use regex_automata::hybrid::regex::{self as lazy, Regex as LazyRegex};
+use regex_automata::nfa::thompson::pikevm::PikeVM;
+use regex_automata::{Input, MatchKind, PatternSet};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Bytes of lazy DFA states each table may keep per thread before its cache is cleared.
+const CACHE_CAPACITY: usize = 4 << 20;
+
+/// Ids for the per-thread cache slots, one per automaton.
+static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
+
+/// A thread's caches, by slot.
+enum Cache {
+    Forward(Box<dfa::Cache>),
+    Located(Box<lazy::Cache>),
+}
+
+thread_local! {
+    static CACHES: RefCell<Vec<Option<Cache>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A match: its span in the haystack and the index of the pattern (for a table of several).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Found {
+    /// Byte offset of the start.
+    pub start: usize,
+    /// Byte offset just past the end.
+    pub end: usize,
+    /// Which of the table's patterns matched.
+    pub pattern: usize,
+}
+
+/// The lazy DFA configuration of every table.
+fn dfa_config() -> dfa::Config {
+    dfa::Config::new()
+        .cache_capacity(CACHE_CAPACITY)
+        .minimum_cache_clear_count(None)
+}
+
+/// A table asked only whether it matches: one forward lazy DFA.
+pub(super) struct Matcher {
+    slot: usize,
+    dfa: DFA,
+    fallback: PikeVM,
+}
+
+impl Matcher {
+    /// Compiles `pattern`; the tables are constants, so an error is a bug the tests catch at once.
+    pub(super) fn new(pattern: &str) -> Result<Matcher, String> {
+        let dfa = DFA::builder()
+            .configure(dfa_config())
+            .build(pattern)
+            .map_err(|e| e.to_string())?;
+        let fallback = PikeVM::new_from_nfa(dfa.get_nfa().clone()).map_err(|e| e.to_string())?;
+        Ok(Matcher {
+            slot: NEXT_SLOT.fetch_add(1, Ordering::Relaxed),
+            dfa,
+            fallback,
+        })
+    }
+
+    /// Does the pattern match anywhere in `haystack`?
+    pub(super) fn is_match(&self, haystack: &str) -> bool {
+        let input = Input::new(haystack).earliest(true);
+        let searched = with_cache(
+            self.slot,
+            || Cache::Forward(Box::new(self.dfa.create_cache())),
+            |cache| match cache {
+                Cache::Forward(c) => self.dfa.try_search_fwd(c, &input).ok(),
+                Cache::Located(_) => None,
+            },
+        );
+        match searched {
+            Some(found) => found.is_some(),
+            None => self
+                .fallback
+                .is_match(&mut self.fallback.create_cache(), input),
+        }
+    }
+}
+
+/// A table whose matches are located (start and end), of one or several patterns: a forward and a reverse lazy
+/// DFA, leftmost-first as `regex` matches.
+pub(super) struct Finder {
+    slot: usize,
+    re: LazyRegex,
+    /// For [`Finder::matching`]: every pattern that matches anywhere, not just the leftmost-first.
+    all: Option<(usize, DFA)>,
+    fallback: PikeVM,
+}
+
+impl Finder {
+    /// Compiles one pattern per table of `patterns`. With `every`, the finder can also say which patterns match
+    /// anywhere in a haystack ([`Finder::matching`]).
+    pub(super) fn new(patterns: &[String], every: bool) -> Result<Finder, String> {
+        let re = LazyRegex::builder()
+            .dfa(dfa_config())
+            .build_many(patterns)
+            .map_err(|e| e.to_string())?;
+        let nfa = re.forward().get_nfa().clone();
+        let all = if every {
+            let dfa = DFA::builder()
+                .configure(dfa_config().match_kind(MatchKind::All))
+                .build_from_nfa(nfa.clone())
+                .map_err(|e| e.to_string())?;
+            Some((NEXT_SLOT.fetch_add(1, Ordering::Relaxed), dfa))
+        } else {
+            None
+        };
+        let fallback = PikeVM::new_from_nfa(nfa).map_err(|e| e.to_string())?;
+        Ok(Finder {
+            slot: NEXT_SLOT.fetch_add(1, Ordering::Relaxed),
+            re,
+            all,
+            fallback,
+        })
+    }
+
+    /// The leftmost-first match at or after `from`.
+    fn search(&self, haystack: &str, from: usize) -> Option<Found> {
+        let input = Input::new(haystack).range(from..);
+        let searched = with_cache(
+            self.slot,
+            || Cache::Located(Box::new(self.re.create_cache())),
+            |cache| match cache {
+                Cache::Located(c) => self.re.try_search(c, &input).ok(),
+                Cache::Forward(_) => None,
+            },
+        );
+        let m = match searched {
+            Some(m) => m,
+            None => self.fallback.find(&mut self.fallback.create_cache(), input),
+        }?;
+        Some(Found {
+            start: m.start(),
+            end: m.end(),
+            pattern: m.pattern().as_usize(),
+        })
+    }
+
+    /// The first match.
+    pub(super) fn find(&self, haystack: &str) -> Option<Found> {
+        self.search(haystack, 0)
+    }
+
+    /// Does any pattern match?
+    pub(super) fn is_match(&self, haystack: &str) -> bool {
+        self.find(haystack).is_some()
+    }
+
+    /// Every successive non-overlapping match, as `regex`'s `find_iter` gives them.
+    pub(super) fn find_all(&self, haystack: &str) -> Vec<Found> {
+        let mut out = Vec::new();
+        let mut from = 0;
+        while from <= haystack.len() {
+            let Some(m) = self.search(haystack, from) else {
+                break;
+            };
+            from = if m.end > m.start {
+                m.end
+            } else {
+                // An empty match: step over one character, as `regex` does.
+                m.end + haystack[m.end..].chars().next().map_or(1, char::len_utf8)
+            };
+            if m.end == m.start && out.last().is_some_and(|p: &Found| p.end == m.end) {
+                continue;
+            }
+            out.push(m);
+        }
+        out
+    }
+
+    /// Does pattern `pattern` match anywhere in `haystack` (whatever else matches before or around it)? Needs a
+    /// finder built with `every`; without one it falls back to the leftmost-first matches.
+    pub(super) fn matches_pattern(&self, haystack: &str, pattern: usize) -> bool {
+        let Some((slot, dfa)) = &self.all else {
+            return self.find_all(haystack).iter().any(|m| m.pattern == pattern);
+        };
+        let input = Input::new(haystack);
+        let mut set = PatternSet::new(dfa.pattern_len());
+        let searched = with_cache(
+            *slot,
+            || Cache::Forward(Box::new(dfa.create_cache())),
+            |cache| match cache {
+                Cache::Forward(c) => dfa.try_which_overlapping_matches(c, &input, &mut set).ok(),
+                Cache::Located(_) => None,
+            },
+        );
+        match searched {
+            Some(()) => set.iter().any(|p| p.as_usize() == pattern),
+            None => {
+                let mut set = PatternSet::new(dfa.pattern_len());
+                self.fallback.which_overlapping_matches(
+                    &mut self.fallback.create_cache(),
+                    &input,
+                    &mut set,
+                );
+                set.iter().any(|p| p.as_usize() == pattern)
+            }
+        }
+    }
+}
+
+/// Runs `search` with this thread's cache for `slot`, creating it with `create` the first time. `None` when the
+/// thread-local is gone (a search from a thread-local destructor) or the search failed: the caller falls back.
+fn with_cache<T>(
+    slot: usize,
+    create: impl FnOnce() -> Cache,
+    search: impl FnOnce(&mut Cache) -> Option<T>,
+) -> Option<T> {
+    CACHES
+        .try_with(|caches| {
+            let mut caches = caches.try_borrow_mut().ok()?;
+            if caches.len() <= slot {
+                caches.resize_with(slot + 1, || None);
+            }
+            let cache = caches[slot].get_or_insert_with(create);
+            search(cache)
+        })
+        .ok()
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finder(patterns: &[&str]) -> Finder {
+        let p: Vec<String> = patterns.iter().map(|s| s.to_string()).collect();
+        Finder::new(&p, true).expect("compiles")
+    }
+
+    #[test]
+    fn finds_what_regex_finds() {
+        let patterns = ["can ?not (?:help|assist)", "not", "(?:^| )no(?: |$)"];
+        let f = finder(&patterns);
+        let joined = patterns
+            .iter()
+            .map(|p| format!("(?:{p})"))
+            .collect::<Vec<_>>()
+            .join("|");
+        let re = regex::Regex::new(&joined).expect("compiles");
+        for hay in [
+            " i cannot help , no . not now ",
+            " no ",
+            "",
+            " nothing to see ",
+            " é no é ",
+        ] {
+            let ours: Vec<(usize, usize)> =
+                f.find_all(hay).iter().map(|m| (m.start, m.end)).collect();
+            let theirs: Vec<(usize, usize)> =
+                re.find_iter(hay).map(|m| (m.start(), m.end())).collect();
+            assert_eq!(ours, theirs, "{hay:?}");
+            assert_eq!(f.is_match(hay), re.is_match(hay));
+        }
+        let m = f.find(" i can not assist ").expect("a match");
+        assert_eq!(m.pattern, 0);
+        // The leftmost-first match is pattern 1 ("not" in "nothing"), yet pattern 2 matches later on.
+        assert!(f.matches_pattern(" nothing , no ", 2));
+        assert!(!f.matches_pattern(" nothing ", 2));
+    }
+
+    #[test]
+    fn matchers_answer_on_every_thread() {
+        let m = Matcher::new(r"(?m)^[ \t]*subject[ \t]*:").expect("compiles");
+        assert!(m.is_match("hello\n  subject: hi"));
+        std::thread::scope(|s| {
+            s.spawn(|| assert!(!m.is_match("no subject here")));
+        });
+        assert!(!m.is_match("subjects: none"));
+    }
+}
