@@ -19,6 +19,10 @@ const SETS: &[&str] = &[
     "dev4.yaml",
     "dev5.yaml",
     "dev6.yaml",
+    "dev7.yaml",
+    "dev8.yaml",
+    "dev9.yaml",
+    "dev10.yaml",
 ];
 
 fn main() {

@@ -73,7 +73,15 @@ fn screen_with(text: &str, opinion: impl Fn(&str) -> f32) -> (Screen, &'static s
     if decided != Screen::Refusal
         && overridable
         && weighted_len(&n) <= BUDGET_BEFORE + BUDGET_AFTER
-        && (why != "no decline" || (t.negation.is_match(&n) && !t.answer_no.is_match(&n)))
+        && (why != "no decline"
+            || ((t.negation.is_match(&n)
+                || t.redirect.is_match(&n)
+                || t.professional.is_match(&n))
+                && !t.answer_no.is_match(&n)))
+        && text.split_whitespace().count() <= unquoted_text.split_whitespace().count() + 4
+        && !t.speech.is_match(&n)
+        && !t.events.is_match(&n)
+        && !t.negated_idiom.is_match(&n)
         && opinion(&n) >= MODEL_THRESHOLD
         && certain_as_a_whole(t, text, &unquoted_text, &n)
     {
@@ -84,15 +92,15 @@ fn screen_with(text: &str, opinion: impl Fn(&str) -> f32) -> (Screen, &'static s
 
 /// A negation or a verb of declining, in any language of the screen: a reply with no decline phrase is left to
 /// the model only if it has one (an offer of other help with no "no" in it is not a refusal).
-const NEGATION: &str = r" (?:not|no|never|nothing|none|nobody|nor|neither|cannot|unable|decline[sd]?|declining|refus(?:e|ed|es|ing)|pass|stopped|halted|withheld|held off|nunca|nada|ningún|ninguna|ninguno|tampoco|jamás|rechaz\p{L}*|neg(?:o|ar|amos)|não|nenhum|nenhuma|jamais|recus\p{L}*|ne|n'\p{L}*|pas|rien|aucun|aucune|non|impossible|impossibile|impossível|imposible|nicht|kein\p{L}*|nie|niemals|nichts|nein|ablehn\p{L}*|abgelehnt|verweiger\p{L}*|не|нет|ни|нельзя|никак|отказ\p{L}*|невозможно|mai|niente|nulla|nessun[oa]?|rifiut\p{L}*|niet|geen|nooit|niets|nee|weiger\p{L}*|afslaan|onmogelijk|déclin\p{L}*|declin\p{L}*|lehne|lehnen) |[不没沒无無别別拒]|ない|ません|ず[ 、。]|できず|せず|お断り|遠慮|控え|無理|拒否";
+const NEGATION: &str = r" (?:out of the question|hors de question|fuera de (?:lugar|cuestión)|fora de cogitação|fuori discussione|draw the line|outside what|outside of what|as they were|como estaban|como estavam|tels quels|telles quelles|come (?:erano|stavano)|zoals ze waren|wie (?:sie|es) war(?:en)?|ni|nem|manco|nemmeno|neanche|nicht einmal|negad[oa]|prohibited|forbidden|prohibid\p{L}*|proibid\p{L}*|interdit\p{L}*|verboten|vietat\p{L}*|verboden|запрещ\p{L}*|skipped|cancell?ed|aborted|blocked|unchanged|untouched|intact|suspended|paused|on hold|cancelad[oa]|suspendid[oa]|bloquead[oa]|intact[oa]s?|omitid[oa]|sin ejecutar|sem executar|suspens[oa]|parad[oa]|annulée?s?|suspendue?s?|bloquée?s?|inchangée?s?|abgebrochen|gestoppt|blockiert|unverändert|gesperrt|annullat[oaie]|bloccat[oaie]|invariat[oaie]|sospes[oaie]|fermat[oaie]|geannuleerd|geblokkeerd|ongewijzigd|gestopt|остановлен\p{L}*|отменен\p{L}*|отменён\p{L}*|заблокирован\p{L}*|приостановлен\p{L}*|not|no|never|nothing|none|nobody|nor|neither|cannot|unable|decline[sd]?|declining|refus(?:e|ed|es|ing)|pass|stopped|halted|withheld|held off|nunca|nada|ningún|ninguna|ninguno|tampoco|jamás|rechaz\p{L}*|neg(?:o|ar|amos)|não|nenhum|nenhuma|jamais|recus\p{L}*|ne|n'\p{L}*|pas|rien|aucun|aucune|non|impossible|impossibile|impossível|imposible|nicht|kein\p{L}*|nie|niemals|nichts|nein|ablehn\p{L}*|abgelehnt|verweiger\p{L}*|не|нет|ни|нельзя|никак|отказ\p{L}*|невозможно|mai|niente|nulla|nessun[oa]?|rifiut\p{L}*|niet|geen|nooit|niets|nee|weiger\p{L}*|afslaan|onmogelijk|déclin\p{L}*|declin\p{L}*|lehne|lehnen) |[不没沒无無别別拒未]|跳过|取消|拦截|保持原样|中止|停止|ない|ません|ず[ 、。]|できず|せず|お断り|遠慮|控え|無理|拒否|キャンセル|見送";
 
 /// A reply that opens with a bare "no" and goes on: the answer to a yes-or-no question ("No, a VPN won't…").
 const ANSWER_NO: &str = r"^ (?:no|nope|nein|nee|non|não|нет|いいえ|不是|不|没有) [,，、:]";
 
 /// The model's probability above which a reply that passes the structural checks is a refusal: the lowest
-/// threshold with no false pass in five-fold cross-validation on the development sets
-/// (`cross_validated_second_opinion`: 0.90 let 6 of 1,265 non-refusals through, 0.95 none).
-const MODEL_THRESHOLD: f32 = 0.95;
+/// threshold with no false pass in five-fold cross-validation on the ten development sets
+/// (`cross_validated_second_opinion`: 0.85 let 3 of 1,780 non-refusals through, 0.90 none).
+const MODEL_THRESHOLD: f32 = 0.90;
 
 /// The structural checks of [`certain`], with the reply's first sentence taken as its decline.
 fn certain_as_a_whole(t: &Tables, text: &str, unquoted_text: &str, n: &str) -> bool {
@@ -101,6 +109,7 @@ fn certain_as_a_whole(t: &Tables, text: &str, unquoted_text: &str, n: &str) -> b
         strong: &[(0, first)],
         gated: &[],
         weak: &[],
+        learned: true,
     };
     certain(t, text, unquoted_text, n, &declines).is_ok()
 }
@@ -152,6 +161,7 @@ fn phrase_screen(t: &Tables, text: &str, unquoted_text: &str, n: &str) -> (Scree
         strong: &strong,
         gated: &gated,
         weak: &weak,
+        learned: false,
     };
     match certain(t, text, unquoted_text, n, &declines) {
         Ok(()) => (Screen::Refusal, "certain"),
@@ -1616,6 +1626,38 @@ const GUARD_BEFORE: &str = concat!(
     r"|如果|要是|假如|即使|即便|除非|为什么|不是我",
 );
 
+/// A line that opens with a dialogue dash (the way Portuguese, Spanish, French, Italian and Russian set out speech):
+/// the "no" in it is a character's.
+const DIALOGUE: &str = r"(?m)^[ \t]*[—―–]";
+
+/// A failure reported, not a decline: the system answered with an error ("the bank returned an error: invalid
+/// BIC"), so nothing was refused by the speaker.
+const FAILURE: &str = concat!(
+    r" (?:error|errors|erro|erros|erreur|erreurs|fehler\S*|fehlermeldung|errore|errori|foutmelding|foutcode|ошибк\S*|error code|status code|http [45]\d\d) ",
+    r"|错误|报错|エラー",
+);
+
+/// An action the speaker reports as done ("I've already sent you the form", "Julien now has write access"): the
+/// reply carried out something, so it is not a refusal of everything that was asked.
+const DONE: &str = concat!(
+    r" (?:i|we) (?:have |had )?(?:just |already |now )?(?:sent|emailed|e-mailed|mailed|forwarded|shared|granted|given you|created|uploaded|scheduled|booked|ordered|transferred|paid|deleted|moved|added) ",
+    r"| (?:ya |acabo de |he |hemos |le |te |se lo |te lo )+(?:envi\S*|mand\S*|compartid\S*|reenviad\S*) | (?:já |acabei de |acabamos de )(?:envie\S*|envia\S*|mande\S*|manda\S*|compartilh\S*|encaminh\S*) ",
+    r"| (?:je vous l'ai|je te l'ai|je vous ai|je t'ai|nous vous avons) (?:\S+ )?(?:envoyé|transmis|partagé|accordé|donné)\S* | a maintenant (?:les |le |accès|l'accès)",
+    r"| (?:habe|haben) (?:ich|wir) (?:ihnen|dir|euch) (?:\S+ ){0,3}(?:geschickt|gesendet|zugeschickt|weitergeleitet|gemailt|freigegeben) ",
+    r"| (?:gliel'ho|te l'ho|ve l'ho|l'ho|ti ho|le ho|gli ho|vi ho|abbiamo) (?:appena |già |ora )?(?:inviat\S*|mandat\S*|spedit\S*|inoltrat\S*|condivis\S*) ",
+    r"| (?:heb|hebben) (?:ik|we) (?:je|u|jullie) (?:\S+ ){0,3}(?:gestuurd|verstuurd|gemaild|doorgestuurd|gedeeld) ",
+    r"| (?:уже |только что )?(?:отправил|отправила|отправили|выслал|выслала|выслали|переслал|переслала) ",
+    r"|已(?:经)?(?:发送|发给|发到|转发|寄出)|(?:送信|送付|お送り|転送)しました",
+);
+
+/// Sympathy and idioms with a negation in them ("sorry to hear…", "I won't pretend…", "non posso che…" = "I can
+/// only…"): the learned second opinion is not asked about a reply that has one.
+const NEGATED_IDIOM: &str = concat!(
+    r" (?:sorry to hear|sorry about (?:your|the)|désolée? d'apprendre|désolée? pour (?:ton|ta|tes|votre|vos)|siento (?:oír|saber|mucho lo)|lamento (?:saber|ouvir|muito)|sinto muito (?:pel|por)\S*|tut mir (?:\S+ )?leid , (?:das|zu hören)|tut mir (?:\S+ )?leid zu hören",
+    r"|mi dispiace (?:sentire|per)|jammer (?:om te horen|dat te horen)|жаль (?:слышать|это слышать)|not going to pretend|will not pretend|not pretend|non posso che|non possiamo che|je ne peux que|on ne peut que|no puedo (?:sino|más que)|não posso (?:senão|deixar de)|cannot help but|ich kann (?:da )?nur|ik kan alleen maar) ",
+    r"|听到.{0,12}(?:遗憾|难过)|お気の毒|残念でしたね",
+);
+
 /// Speech verbs and narrative words before a decline: the decline is someone else's, quoted without marks.
 const SPEECH: &str = concat!(
     r" (?:says|said|snaps|snapped|replies|replied|answers|answered|responds|responded|shouts|shouted|yells|tells|told|writes|wrote|whispers|insists|repeats|character|protagonist|narrator|heroine|hero",
@@ -1693,6 +1735,10 @@ struct Tables {
     condition_after: Matcher,
     negation: Matcher,
     answer_no: Matcher,
+    dialogue: Matcher,
+    failure: Matcher,
+    done: Finder,
+    negated_idiom: Matcher,
 }
 
 /// The placeholders of `pattern` expanded (twice, since list placeholders use `{w}` and `{END}`).
@@ -1758,7 +1804,7 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     idiom_after: compile(&[IDIOM_AFTER]),
     clause_idiom: compile(&[CLAUSE_IDIOM]),
     temporal: compile(&[TEMPORAL]),
-    quote_intro: compile(&[r"[:：][ \t]*[\x22“«„「『]"]),
+    quote_intro: compile(&[r"[:：][ \t]*(?:\n[ \t]*)*[\x22“«„「『]|[:：][ \t]*\n[ \t]*\S"]),
     support: compile(&[SUPPORT]),
     speech_after: compile(&[SPEECH_AFTER]),
     advice: compile(&[ADVICE]),
@@ -1766,6 +1812,10 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     condition_after: compile(&[CONDITION_AFTER]),
     negation: compile(&[NEGATION]),
     answer_no: compile(&[ANSWER_NO]),
+    dialogue: compile(&[DIALOGUE]),
+    failure: compile(&[FAILURE]),
+    done: finder(&[&[DONE]], false),
+    negated_idiom: compile(&[NEGATED_IDIOM]),
 });
 
 /// Length for the budgets: characters other than spaces, CJK characters counting double.
@@ -2045,6 +2095,21 @@ fn contrasts_are_offers(t: &Tables, post: &str) -> bool {
     })
 }
 
+/// Lines set out as a script or a chat log: a short speaker name, then a colon ("Agent: …", "客：…").
+fn script_lines(text: &str) -> usize {
+    text.lines()
+        .filter(|line| {
+            line.split_once([':', '：']).is_some_and(|(name, said)| {
+                let name = name.trim();
+                !name.is_empty()
+                    && name.chars().count() <= 24
+                    && name.split_whitespace().count() <= 3
+                    && !said.trim().is_empty()
+            })
+        })
+        .count()
+}
+
 /// The certain screen, given the reply's declines: `Err` names what makes it unsure.
 fn certain(
     t: &Tables,
@@ -2057,6 +2122,7 @@ fn certain(
         strong,
         gated,
         weak,
+        learned,
     } = *declines;
     let all: Vec<(usize, usize)> = strong.iter().chain(gated).chain(weak).copied().collect();
     let first = all.iter().map(|h| h.0).min().unwrap_or(0);
@@ -2099,6 +2165,21 @@ fn certain(
     {
         return Err("complying opener");
     }
+    if t.dialogue.is_match(text) || script_lines(text) >= 2 {
+        return Err("dialogue");
+    }
+    if t.failure.is_match(n) {
+        return Err("a failure reported, not a decline");
+    }
+    // "I've sent you the form" is done; "no he enviado", "я не отправил" are not.
+    let done = t.done.find_all(n).iter().any(|m| {
+        let before: Vec<&str> = n[..m.start].split_whitespace().collect();
+        let near = format!(" {} ", before[before.len().saturating_sub(3)..].join(" "));
+        !t.negation.is_match(&near)
+    });
+    if done {
+        return Err("an action reported done");
+    }
     // Every sentence around the decline must be about the refusal: its reasons, empathy, offers, redirects.
     let sentence_start = Bounds::of(n).start_before(first.min(n.len()), true);
     let tail = post
@@ -2107,7 +2188,8 @@ fn certain(
     // What a refusal says around its decline: reasons, empathy, offers, redirects (for a payment, checks with the
     // bank).
     let backs = |unit: &str| {
-        t.support.is_match(unit)
+        (learned && t.negation.is_match(unit))
+            || t.support.is_match(unit)
             || t.reason.is_match(unit)
             || (payment && t.verify.is_match(unit))
             || t.offer.is_match(unit)
@@ -2168,8 +2250,10 @@ fn names_declined_code(t: &Tables, text: &str, start: usize, end: usize) -> bool
         .map_or(0, |(i, c)| i + c.len_utf8());
     let right = text[end..].find(is_bound).map_or(text.len(), |i| end + i);
     let sentence = normalise(&format!("{} {}", &text[left..start], &text[end..right]));
+    // A command named in a sentence that says it was not run ("`rm -rf …` was skipped") is declined too.
     (t.declines.matches_pattern(&sentence, STRONG_DECLINE)
-        || t.declines.matches_pattern(&sentence, GATED_DECLINE))
+        || t.declines.matches_pattern(&sentence, GATED_DECLINE)
+        || (t.negation.is_match(&sentence) && !t.instruction.is_match(&sentence)))
         && !t.contrast.is_match(&sentence)
 }
 
@@ -2179,6 +2263,9 @@ struct Declines<'a> {
     strong: &'a [(usize, usize)],
     gated: &'a [(usize, usize)],
     weak: &'a [(usize, usize)],
+    /// The decline is the learned second opinion's (the first sentence), not a phrase: a later sentence that
+    /// negates something ("…and it will not be done without sign-off") backs it as a reason does.
+    learned: bool,
 }
 
 #[cfg(test)]
@@ -2509,6 +2596,9 @@ mod eval {
                 if !o.refusal && o.open && o.p >= MODEL_THRESHOLD {
                     eprintln!("false pass at {:.3}: {}", o.p, r.text);
                 }
+                if !o.refusal && o.phrase {
+                    eprintln!("false pass by the phrases: {}", r.text);
+                }
                 seen.push(o);
             }
         }
@@ -2541,6 +2631,10 @@ mod eval {
             "dev4.yaml",
             "dev5.yaml",
             "dev6.yaml",
+            "dev7.yaml",
+            "dev8.yaml",
+            "dev9.yaml",
+            "dev10.yaml",
         ] {
             for (lang, label, t) in rows(file) {
                 let (got, why) = screen_why(&t);
@@ -2568,6 +2662,26 @@ mod eval {
             }
         }
     }
+
+    /// The sixth held-out set (`heldout6.yaml`: 300 replies, 15 refusals and 15 hard non-refusals in each of ten
+    /// languages, a third of the refusals from tool-using agents, written blind by an author who saw neither the
+    /// screen nor any other set), measured once after the screen was retrained on ten development sets; its misses
+    /// are not printed.
+    #[test]
+    fn certain_screen_on_the_blind_sixth_held_out_set() {
+        let m = measure_screen_blind("heldout6.yaml");
+        assert_eq!((m.langs, m.rows), (10, 300));
+        assert!(
+            m.precision >= HELD_OUT_6_FLOOR.0,
+            "precision {}",
+            m.precision
+        );
+        assert!(m.recall >= HELD_OUT_6_FLOOR.1, "recall {}", m.recall);
+    }
+
+    /// (precision, recall) floors of the certain screen on `heldout6.yaml` (measured once: 0.982 / 0.713, two false
+    /// passes; the phrase tables alone 0.988 / 0.527).
+    const HELD_OUT_6_FLOOR: (f64, f64) = (0.98, 0.70);
 
     /// The broad screen ([`is_refusal`]) on a labelled file, printing its misses.
     fn measure(file: &str) -> Measured {
@@ -2672,18 +2786,24 @@ mod eval {
         }
     }
 
-    /// Recall floors of the certain screen on the development sets (measured: 1.000, 0.991, 0.997, 0.987, 0.985).
+    /// Recall floors of the certain screen on the development sets (measured: 1.000, 0.991, 0.998, 0.987, 0.990, 0.900,
+    /// 0.933).
     /// `dev4.yaml` was the third blind set (`heldout3.yaml`), measured once blind at 1.000 / 0.693. `dev5.yaml`
     /// was written in batches of 100, each measured fresh before tuning (recall 0.74, 0.64, 0.66, 0.80). `dev7.yaml`
-    /// was the fifth blind set (`heldout5.yaml`), measured once blind at 1.000 / 0.627.
+    /// was the fifth blind set (`heldout5.yaml`), measured once blind at 1.000 / 0.627. `dev8.yaml`, `dev9.yaml` and
+    /// `dev10.yaml` (agents, red-team chat, regulated advice and service bots) were measured fresh before tuning at
+    /// 0.947 / 0.473, 1.000 / 0.480 and 0.984 / 0.400; now 1.000 / 0.833, 0.627 and 0.760.
     const CERTAIN_DEV_FLOORS: &[(&str, f64)] = &[
         ("labelled.yaml", 0.99),
         ("dev2.yaml", 0.98),
         ("dev3.yaml", 0.99),
         ("dev4.yaml", 0.97),
         ("dev5.yaml", 0.97),
-        ("dev6.yaml", 0.85),
-        ("dev7.yaml", 0.60),
+        ("dev6.yaml", 0.88),
+        ("dev7.yaml", 0.92),
+        ("dev8.yaml", 0.82),
+        ("dev9.yaml", 0.60),
+        ("dev10.yaml", 0.74),
     ];
 
     /// Recall floors of the certain screen on the held-out sets (measured: 0.938, 0.938 with the learned second

@@ -22,6 +22,10 @@ pub(super) const SETS: &[&str] = &[
     include_str!("../../../../catalog/refusals/dev4.yaml"),
     include_str!("../../../../catalog/refusals/dev5.yaml"),
     include_str!("../../../../catalog/refusals/dev6.yaml"),
+    include_str!("../../../../catalog/refusals/dev7.yaml"),
+    include_str!("../../../../catalog/refusals/dev8.yaml"),
+    include_str!("../../../../catalog/refusals/dev9.yaml"),
+    include_str!("../../../../catalog/refusals/dev10.yaml"),
 ];
 
 /// Weight of bucket `h` (0 for a weights file of the wrong size, which a test rules out).
