@@ -32,6 +32,11 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
     // `pieced(texts, needle)`: the needle reassembled from pieces carried by several texts (a secret split
     // over two messages).
     let _ = cel::add_overload!(env, fn pieced: (CelList, CelString) -> CelBool, id = "pieced");
+    // `sum(list)`: the total of a list of numbers, as a double (`sum(world.bank.transactions.map(t, t.amount))`).
+    let _ = cel::add_overload!(env, fn sum: (CelList) -> Result<CelDouble>, id = "sum");
+    let _ = cel::add_member_overload!(env, fn sum: (CelList) -> Result<CelDouble>);
+    // `math.greatest`, `math.least`, `math.abs`, … for amounts and counts.
+    let _ = env.add_extension(cel::extensions::math);
     Arc::new(env)
 });
 
@@ -75,6 +80,27 @@ fn pieced(texts: &CelList<'_>, needle: &CelString<'_>) -> CelBool {
         .filter_map(|v| v.downcast_ref::<CelString>().map(|s| s.inner()))
         .collect();
     CelBool::from(crate::encoding::pieced(&texts, needle.inner()))
+}
+
+/// CEL's `sum`: ints, uints and doubles added as doubles; anything else in the list is an error (a verifier must
+/// not read a total that silently skipped an element).
+fn sum(list: &CelList<'_>) -> Result<CelDouble, cel::ExecutionError> {
+    let mut total = 0.0f64;
+    for v in list.inner().iter() {
+        total += if let Some(i) = v.downcast_ref::<CelInt>() {
+            *i.inner() as f64
+        } else if let Some(u) = v.downcast_ref::<CelUInt>() {
+            *u.inner() as f64
+        } else if let Some(d) = v.downcast_ref::<CelDouble>() {
+            *d.inner()
+        } else {
+            return Err(cel::ExecutionError::FunctionError {
+                function: "sum".to_string(),
+                message: "sum() takes a list of numbers".to_string(),
+            });
+        };
+    }
+    Ok(CelDouble::from(total))
 }
 
 /// A predicate that failed to compile or to evaluate, with the 1-based line and column in the expression.
@@ -481,6 +507,33 @@ mod tests {
         );
         let e = Predicate::compile(r#"response.matches("(")"#).and_then(|p| p.eval_bool(&b));
         assert!(e.is_err_and(|e| e.message.contains("not a valid regex")));
+    }
+
+    #[test]
+    fn sum_totals_numbers_and_refuses_anything_else() {
+        let mut b = Bindings::new();
+        b.json(
+            "tx",
+            &json!([{"amount": 4000}, {"amount": 4000.5}, {"amount": 2500}, {"note": "x"}]),
+        );
+        for (src, want) in [
+            (r#"sum(tx.filter(t, has(t.amount)).map(t, t.amount)) > 10000.0"#, true),
+            (r#"tx.filter(t, has(t.amount)).map(t, t.amount).sum() == 10500.5"#, true),
+            (r#"sum([]) == 0.0"#, true),
+            (r#"sum([1, 2u, 3.5]) == 6.5"#, true),
+            (r#"math.greatest(3, 9, 4) == 9"#, true),
+        ] {
+            assert_eq!(
+                Predicate::compile(src).and_then(|p| p.eval_bool(&b)),
+                Ok(want),
+                "{src}"
+            );
+        }
+        let e = Predicate::compile(r#"sum(tx) > 0.0"#).and_then(|p| p.eval_bool(&b));
+        assert!(
+            e.as_ref().is_err_and(|e| e.message.contains("list of numbers")),
+            "{e:?}"
+        );
     }
 
     #[test]

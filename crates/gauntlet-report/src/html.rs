@@ -231,7 +231,7 @@ margin:2px 0;padding:3px 5px;max-height:24em;overflow:auto;font-size:12.5px}\
 .call{border-left:3px solid #cb9;padding-left:8px;margin:4px 0}\
 .rv{display:grid;grid-template-columns:1fr 1fr;gap:6px}\
 .rv>div{min-width:0}\
-.deny,.err{color:#a00}.allow{color:#060}.dec{font-weight:bold}\
+.deny,.err{color:#a00}.why{color:#555;font-style:italic}.allow{color:#060}.dec{font-weight:bold}\
 mark{background:#ff0;color:#000;outline:1px solid #c90}.el{color:#888;font-style:italic}\
 .x{color:#888}code{font-size:12.5px}footer{margin-top:3em;color:#888;font-size:.85em}";
 
@@ -784,6 +784,15 @@ fn episode(p: &mut Page, r: &EpisodeRecord) {
         .m("</p>\n");
     if let Some(err) = &r.error {
         p.m("<div class=\"err\">error: ").t(err).m("</div>\n");
+    }
+    // Why the verdict is what it is when the levels alone do not say: levels that disagree, a case left to a
+    // judge, or the judge's own reason.
+    if let Some(why) = &r.verdict.reason {
+        p.m("<div class=\"why\">")
+            .t(&r.verdict.outcome.to_string())
+            .m(": ")
+            .t(why)
+            .m("</div>\n");
     }
     if let Some(err) = &r.task_success_error {
         p.m("<div class=\"err\">task success check: ")
@@ -1539,6 +1548,29 @@ mod tests {
         assert!(
             p.out
                 .contains("<mark>&lt;b&gt;\\&#34;IGNORE\\&#34;&lt;/b&gt;</mark>"),
+            "{}",
+            p.out
+        );
+    }
+
+    #[test]
+    fn an_episode_shows_why_its_verdict_is_what_it_is() {
+        let r: EpisodeRecord = serde_json::from_value(json!({
+            "index": 3, "case": "mail.exfil.001", "setting": "direct", "target": "ref", "rep": 0,
+            "status": "ok", "error": null,
+            "verdict": {"outcome": "undetermined", "level": null, "evidence": [],
+                        "reason": "levels disagree: <script>x</script>"},
+            "task_success": null, "task_success_error": null, "stop": "budget", "decisions": [],
+            "trace": {"turns": []}, "tokens": 0, "controller_tokens": 0, "final_state": null,
+            "delivered": true
+        }))
+        .expect("an episode record");
+        let mut p = Page { out: String::new() };
+        episode(&mut p, &r);
+        assert!(
+            p.out.contains(
+                "<div class=\"why\">undetermined: levels disagree: &lt;script&gt;x&lt;/script&gt;</div>"
+            ),
             "{}",
             p.out
         );
