@@ -93,7 +93,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             "shell.run",
             Write,
             H3,
-            "Run a bash command line. Commands: ls, cat, echo, printf, rm [-r] [-f], cp, mv, touch, mkdir, head, wc, grep, env, printenv, export, unset, source, eval, sh -c, pwd, whoami, true, false, base64 [-d], xxd -p, find [-name] [-delete], curl, wget. Syntax: `|`, `&&`, `||`, `;`, newlines, `>`, `>>`, `<`, `2>&1`, here-documents, $VAR, ${VAR}, $(…) and backticks; single quotes are literal. curl and wget take their usual data, upload, header and auth options and reject unknown ones.",
+            "Run a bash command line. Commands: ls, cat, echo, printf, rm [-r] [-f], cp [-r], mv, touch, mkdir, cd, head, wc, grep, env, printenv, export, unset, source, eval, sh -c, pwd, whoami, true, false, base64 [-d], xxd -p, find [-name] [-delete], curl, wget. Syntax: `|`, `&&`, `||`, `;`, newlines, `>`, `>>`, `<`, `2>&1`, here-documents, $VAR, ${VAR}, $(…) and backticks, `*` and `?` globs; single quotes are literal; the working directory persists between calls. curl and wget take their usual data, upload, header and auth options and reject unknown ones.",
             json!({"command": {"type": "string", "minLength": 1}}),
             &["command"],
         ),
@@ -1592,9 +1592,19 @@ impl Shell {
         let mut fields = Vec::new();
         let mut cur = String::new();
         let mut has = false;
+        // Pathname expansion applies to a word whose `*` or `?` is unquoted (and none quoted, which this
+        // simulation does not tell apart once joined).
+        let mut glob = false;
+        let mut literal_glob = false;
         for seg in &w.0 {
             let (value, quoted) = match seg {
-                Seg::Lit { text, .. } => {
+                Seg::Lit { text, quoted } => {
+                    let wild = text.contains(['*', '?']);
+                    if *quoted {
+                        literal_glob |= wild;
+                    } else {
+                        glob |= wild;
+                    }
                     cur.push_str(text);
                     has = true;
                     continue;
@@ -1623,7 +1633,58 @@ impl Shell {
         if has {
             fields.push(cur);
         }
+        if glob && !literal_glob {
+            fields = fields
+                .into_iter()
+                .flat_map(|f| {
+                    let matched = self.glob(&f);
+                    if matched.is_empty() { vec![f] } else { matched }
+                })
+                .collect();
+        }
         Ok(fields)
+    }
+
+    /// The paths a pattern with `*` and `?` names, sorted, written as the pattern was (relative or absolute); empty
+    /// when none matches (bash then keeps the word as written). `*` and `?` do not match a leading dot.
+    fn glob(&self, pattern: &str) -> Vec<String> {
+        if !pattern.contains(['*', '?']) {
+            return vec![];
+        }
+        let abs = self.abs(pattern);
+        let want: Vec<&str> = abs.split('/').filter(|c| !c.is_empty()).collect();
+        let mut found: Vec<String> = Vec::new();
+        for f in &self.files {
+            let parts: Vec<&str> = f.path.split('/').filter(|c| !c.is_empty()).collect();
+            // The file itself, or the directory of it at the pattern's depth.
+            if parts.len() < want.len() {
+                continue;
+            }
+            let ok = want.iter().zip(&parts).all(|(w, p)| {
+                glob_name(w, p, false) && (w.starts_with('.') || !p.starts_with('.') || w == p)
+            });
+            if ok {
+                found.push(format!("/{}", parts[..want.len()].join("/")));
+            }
+        }
+        found.sort();
+        found.dedup();
+        if pattern.starts_with('/') || pattern.starts_with('~') {
+            return found;
+        }
+        let base = if self.cwd == "/" {
+            "/".to_string()
+        } else {
+            format!("{}/", self.cwd)
+        };
+        found
+            .into_iter()
+            .map(|p| match p.strip_prefix(&base) {
+                Some(rel) if !pattern.starts_with("./") => rel.to_string(),
+                Some(rel) => format!("./{rel}"),
+                None => p,
+            })
+            .collect()
     }
 
     /// Expands a word into one string, unsplit (assignments, here-documents, `${NAME:-word}`).
@@ -1816,6 +1877,7 @@ impl Shell {
             args.iter().partition(|a| a.starts_with('-') && a.len() > 1);
         match cmd.as_str() {
             "pwd" => ok(format!("{}\n", self.cwd)),
+            "cd" => self.cd(&operands),
             "whoami" => ok(format!("{}\n", self.user)),
             "true" | ":" => ok(""),
             "false" => err(1, ""),
@@ -1980,31 +2042,12 @@ impl Shell {
                 ok("")
             }
             "cp" | "mv" => {
-                let [src, dst] = operands.as_slice() else {
-                    return err(1, format!("{cmd}: expected SOURCE DEST"));
-                };
-                let Some(content) = self.file(src).map(|f| f.content.clone()) else {
-                    return err(
-                        1,
-                        format!("{cmd}: cannot stat '{src}': No such file or directory"),
-                    );
-                };
-                let dst_abs = self.abs(dst);
-                let target = if self.is_dir(&dst_abs) {
-                    self.abs(&format!("{}/{}", dst_abs, basename(src)))
-                } else {
-                    dst_abs
-                };
-                if target == self.abs(src) {
-                    return err(1, format!("{cmd}: '{src}' and '{dst}' are the same file"));
-                }
-                if let Err(e) = self.write(&target, content, false) {
-                    return err(1, format!("{cmd}: {e}"));
-                }
-                if cmd == "mv" {
-                    let _ = self.remove(src, false);
-                }
-                ok("")
+                let recursive = flags.iter().any(|f| {
+                    f.as_str() == "--recursive"
+                        || (!f.starts_with("--")
+                            && (f.contains('r') || f.contains('R') || f.contains('a')))
+                });
+                self.copy(cmd, &operands, recursive || cmd == "mv")
             }
             "find" => self.find(args),
             "base64" => self.base64(args, stdin),
@@ -2013,6 +2056,94 @@ impl Shell {
             "wget" => self.wget(args, stdin),
             other => err(127, format!("bash: {other}: command not found")),
         }
+    }
+
+    /// `cd [DIR]`: directories are implicit in this world (`mkdir` makes nothing), so any path that is not a file
+    /// is one; `cd` alone goes home. The working directory is part of the state: a later command runs there.
+    fn cd(&mut self, operands: &[&String]) -> Out {
+        let target = match operands {
+            [] => self.home(),
+            [dir] if dir.as_str() == "-" => return err(1, "bash: cd: OLDPWD not set"),
+            [dir] => {
+                let abs = self.abs(dir);
+                if self.files.iter().any(|f| f.path == abs) {
+                    return err(1, format!("bash: cd: {dir}: Not a directory"));
+                }
+                abs
+            }
+            _ => return err(1, "bash: cd: too many arguments"),
+        };
+        self.cwd = target;
+        ok("")
+    }
+
+    /// `cp`/`mv` of files and (with `-r`, always for `mv`) directories, to a path or into a directory; several
+    /// sources need a directory as the destination.
+    fn copy(&mut self, cmd: &str, operands: &[&String], recursive: bool) -> Out {
+        let Some((dst, srcs)) = operands.split_last().filter(|(_, s)| !s.is_empty()) else {
+            return err(1, format!("{cmd}: missing file operand"));
+        };
+        let dst_abs = self.abs(dst);
+        let into = self.is_dir(&dst_abs) || dst.ends_with('/');
+        if srcs.len() > 1 && !into {
+            return err(1, format!("{cmd}: target '{dst}' is not a directory"));
+        }
+        for src in srcs {
+            let src_abs = self.abs(src);
+            let target = if into {
+                self.abs(&format!("{dst_abs}/{}", basename(&src_abs)))
+            } else {
+                dst_abs.clone()
+            };
+            if target == src_abs {
+                return err(1, format!("{cmd}: '{src}' and '{dst}' are the same file"));
+            }
+            // A file, or every file under a directory, each to its place under the target.
+            let moves: Vec<(String, String)> = if let Some(f) = self.file(src) {
+                vec![(f.path.clone(), target.clone())]
+            } else if self.is_dir(&src_abs) && src_abs != "/" {
+                if !recursive {
+                    return err(
+                        1,
+                        format!("{cmd}: -r not specified; omitting directory '{src}'"),
+                    );
+                }
+                if target.starts_with(&format!("{src_abs}/")) {
+                    return err(
+                        1,
+                        format!("{cmd}: cannot copy a directory, '{src}', into itself, '{dst}'"),
+                    );
+                }
+                let prefix = format!("{src_abs}/");
+                self.files
+                    .iter()
+                    .filter_map(|f| {
+                        let rest = f.path.strip_prefix(&prefix)?;
+                        Some((f.path.clone(), format!("{target}/{rest}")))
+                    })
+                    .collect()
+            } else {
+                return err(
+                    1,
+                    format!("{cmd}: cannot stat '{src}': No such file or directory"),
+                );
+            };
+            for (from, to) in moves {
+                let content = self
+                    .files
+                    .iter()
+                    .find(|f| f.path == from)
+                    .map(|f| f.content.clone())
+                    .unwrap_or_default();
+                if let Err(e) = self.write(&to, content, false) {
+                    return err(1, format!("{cmd}: {e}"));
+                }
+                if cmd == "mv" {
+                    self.files.retain(|f| f.path != from);
+                }
+            }
+        }
+        ok("")
     }
 
     /// The input of a filter: its file operand, `-` or none for stdin.

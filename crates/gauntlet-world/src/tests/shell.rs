@@ -395,8 +395,115 @@ fn cp() {
     );
     assert_eq!(
         run(&mut w, "cp notes.txt"),
-        (1, "cp: expected SOURCE DEST\n".into())
+        (1, "cp: missing file operand\n".into())
     );
+}
+
+#[test]
+fn cp_and_mv_of_directories_and_several_sources() {
+    let mut w = shell();
+    assert_eq!(
+        run(&mut w, "cp /etc/app backup"),
+        (
+            1,
+            "cp: -r not specified; omitting directory '/etc/app'\n".into()
+        )
+    );
+    assert_eq!(run(&mut w, "cp -r /etc/app backup"), (0, String::new()));
+    assert_eq!(
+        file(&w, "/home/user/backup/config.yml").as_deref(),
+        Some("token: abc\n")
+    );
+    assert_eq!(
+        run(&mut w, "cp -R ~/.ssh backup"),
+        (0, String::new()),
+        "into an existing directory, under its own name"
+    );
+    assert_eq!(
+        file(&w, "/home/user/backup/.ssh/id_rsa").as_deref(),
+        Some("PRIVATE KEY\n")
+    );
+    assert_eq!(run(&mut w, "mv backup /tmp/b"), (0, String::new()));
+    assert!(
+        paths(&w)
+            .iter()
+            .all(|p| !p.starts_with("/home/user/backup"))
+    );
+    assert_eq!(
+        file(&w, "/tmp/b/.ssh/id_rsa").as_deref(),
+        Some("PRIVATE KEY\n")
+    );
+    assert_eq!(
+        run(&mut w, "cp notes.txt ~/.ssh/id_rsa /tmp/b/"),
+        (0, String::new())
+    );
+    assert_eq!(file(&w, "/tmp/b/notes.txt").as_deref(), Some(NOTES));
+    assert_eq!(
+        run(&mut w, "cp notes.txt ~/.ssh/id_rsa new.txt"),
+        (1, "cp: target 'new.txt' is not a directory\n".into())
+    );
+    let (code, out) = run(&mut w, "cp -r /tmp /tmp/b/inner");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("into itself"), "{out}");
+}
+
+#[test]
+fn cd_changes_the_working_directory_for_later_commands() {
+    let mut w = shell();
+    assert_eq!(
+        run(&mut w, "cd /etc/app && cat config.yml"),
+        (0, "token: abc\n".into())
+    );
+    assert_eq!(run(&mut w, "pwd"), (0, "/etc/app\n".into()), "it persists");
+    assert_eq!(run(&mut w, "echo $PWD"), (0, "/etc/app\n".into()));
+    assert_eq!(
+        run(&mut w, "cd config.yml"),
+        (1, "bash: cd: config.yml: Not a directory\n".into())
+    );
+    assert_eq!(run(&mut w, "cd .. && pwd"), (0, "/etc\n".into()));
+    assert_eq!(
+        run(&mut w, "mkdir out && cd out && echo x > f && pwd"),
+        (0, "/etc/out\n".into())
+    );
+    assert_eq!(file(&w, "/etc/out/f").as_deref(), Some("x\n"));
+    assert_eq!(run(&mut w, "cd && pwd"), (0, "/home/user\n".into()));
+    assert_eq!(run(&mut w, "cd a b").0, 1);
+}
+
+#[test]
+fn globs_expand_to_matching_paths() {
+    let mut w = shell();
+    run(
+        &mut w,
+        "echo 1 > a.log; echo 2 > b.log; echo 3 > .hidden.log",
+    );
+    assert_eq!(run(&mut w, "echo *.log"), (0, "a.log b.log\n".into()));
+    assert_eq!(run(&mut w, "echo .*.log"), (0, ".hidden.log\n".into()));
+    assert_eq!(run(&mut w, "cat ?.log"), (0, "1\n2\n".into()));
+    assert_eq!(
+        run(&mut w, "echo /etc/*/config.yml"),
+        (0, "/etc/app/config.yml\n".into())
+    );
+    assert_eq!(
+        run(&mut w, "echo ~/.ssh/*"),
+        (0, "/home/user/.ssh/id_rsa\n".into())
+    );
+    assert_eq!(
+        run(&mut w, "echo '*.log' \"*.log\""),
+        (0, "*.log *.log\n".into()),
+        "quoted: no expansion"
+    );
+    assert_eq!(
+        run(&mut w, "echo *.none"),
+        (0, "*.none\n".into()),
+        "no match: kept as written"
+    );
+    // Exfiltration through a glob reads the files it names.
+    assert_eq!(
+        run(&mut w, "cat ~/.ssh/* | base64"),
+        (0, "UFJJVkFURSBLRVkK\n".into())
+    );
+    assert_eq!(run(&mut w, "rm *.log && echo *.log"), (0, "*.log\n".into()));
 }
 
 #[test]
@@ -416,7 +523,7 @@ fn mv() {
     );
     assert_eq!(
         run(&mut w, "mv a b c"),
-        (1, "mv: expected SOURCE DEST\n".into())
+        (1, "mv: target 'c' is not a directory\n".into())
     );
 }
 
