@@ -44,6 +44,18 @@ pub trait EpisodeSink {
     fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()>;
 }
 
+/// Hands each episode to several sinks, in order; the first error stops the run.
+pub struct Tee<'a>(pub Vec<&'a mut dyn EpisodeSink>);
+
+impl EpisodeSink for Tee<'_> {
+    fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()> {
+        for s in &mut self.0 {
+            s.episode(record)?;
+        }
+        Ok(())
+    }
+}
+
 /// A sink that keeps nothing.
 pub struct Discard;
 

@@ -332,7 +332,7 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     if !(a.upstream_timeout.is_finite() && a.upstream_timeout > 0.0) {
         anyhow::bail!("--upstream-timeout: must be a positive number of seconds");
     }
-    if crate::is_model_defense(&a.defense) && a.task.trim().is_empty() {
+    if gauntlet_defense::is_model_defense(&a.defense) && a.task.trim().is_empty() {
         anyhow::bail!(
             "--task: {} judges calls against the user's task; a proxy knows none unless told (--task TEXT)",
             a.defense

@@ -909,9 +909,9 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         done: &done,
         load: &mut load,
     });
-    let mut causes = CauseSink::default();
+    let mut causes = CauseSink(Default::default(), &models);
     let result = {
-        let mut tee = Tee(vec![&mut causes]);
+        let mut tee = gauntlet_cases::run::Tee(vec![&mut causes]);
         if let Some(j) = json_sink.as_mut() {
             tee.0.push(j);
         }
@@ -937,6 +937,9 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         Ok(s) => s,
         Err(e) => {
             finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
+            if let Some(code) = stopped_early(&e, run_id.as_deref()) {
+                return Ok(code);
+            }
             return Err(e).context(match &a.json {
                 Some(p) => format!("writing {}", p.display()),
                 None => "recording the run".into(),
@@ -990,17 +993,28 @@ fn errored_exit(
     Some(ExitStatus::Errored.into())
 }
 
-/// Counts the causes of a run's errored episodes.
-#[derive(Default)]
-struct CauseSink(gauntlet_report::causes::Causes);
+/// Counts the causes of a run's errored episodes, and stops the run once a model refuses every request.
+struct CauseSink<'a>(gauntlet_report::causes::Causes, &'a Models);
 
-impl gauntlet_cases::EpisodeSink for CauseSink {
+impl gauntlet_cases::EpisodeSink for CauseSink<'_> {
     fn episode(&mut self, r: &gauntlet_cases::EpisodeRecord) -> std::io::Result<()> {
         if r.status == gauntlet_cases::EpisodeStatus::Errored {
             self.0.add(r.error.as_deref());
         }
-        Ok(())
+        self.1.check_breakers()
     }
+}
+
+/// A job stopped by a model's circuit breaker: says why and that the stored run is marked failed (exit 2).
+fn stopped_early(e: &std::io::Error, run_id: Option<&str>) -> Option<ExitCode> {
+    let stop = gauntlet_llm::ModelStopped::of(e)?;
+    eprintln!("error: {stop}");
+    if let Some(id) = run_id {
+        eprintln!(
+            "what finished is stored in run {id}, marked failed; fix the model settings and start again"
+        );
+    }
+    Some(ExitStatus::Failed.into())
 }
 
 /// Prints a run's tables.
@@ -1138,25 +1152,6 @@ impl gauntlet_cases::EpisodeSink for StoreSink<'_> {
     }
 }
 
-/// Hands each episode to several sinks.
-struct Tee<'a>(Vec<&'a mut dyn gauntlet_cases::EpisodeSink>);
-
-impl gauntlet_cases::EpisodeSink for Tee<'_> {
-    fn episode(&mut self, r: &gauntlet_cases::EpisodeRecord) -> std::io::Result<()> {
-        for s in &mut self.0 {
-            s.episode(r)?;
-        }
-        Ok(())
-    }
-}
-
-/// Whether a defense spec names a model-based defense (it needs the model layer).
-fn is_model_defense(spec: &str) -> bool {
-    gauntlet_defense::MODEL_DEFENSES
-        .iter()
-        .any(|p| spec.starts_with(p))
-}
-
 /// A run's model pools, by name (`spec [role]`), shared with the store's writer for their ledgers.
 type Pools = std::sync::Arc<std::sync::Mutex<Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)>>>;
 
@@ -1186,7 +1181,7 @@ impl Models {
             .any(|n| gauntlet_agents::builtin_target(n).is_none())
             || a.controller != "scripted"
             || a.judge.is_some()
-            || is_model_defense(&a.defense);
+            || gauntlet_defense::is_model_defense(&a.defense);
         let cache = (cache_mode != gauntlet_llm::CacheMode::Off)
             .then(|| gauntlet_llm::Cache::new(&a.cache_dir, cache_mode));
         Models::build(cfg, needs, a.model_concurrency, a.timeout, a.budget, cache)
@@ -1242,7 +1237,9 @@ impl Models {
 
     /// The models of a privilege job: only model-based defenses need one; pool limits come from the config.
     fn for_defenses(cfg: &config::Config, defenses: &[String]) -> Result<Models> {
-        let needs = defenses.iter().any(|d| is_model_defense(d));
+        let needs = defenses
+            .iter()
+            .any(|d| gauntlet_defense::is_model_defense(d));
         Models::build(cfg, needs, None, None, None, None)
     }
 
@@ -1404,6 +1401,12 @@ impl Models {
     /// The pools made so far.
     fn pools(&self) -> Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)> {
         self.pools.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    /// Err once a pool's circuit breaker has tripped: a job's sink stops the job on it.
+    fn check_breakers(&self) -> std::io::Result<()> {
+        let pools = self.pools();
+        gauntlet_llm::ModelStopped::check(pools.iter().map(|(_, p)| p.as_ref()))
     }
 
     /// Carries a resumed run's stored ledgers into the pools made from now on: its totals and its budget then
@@ -2472,9 +2475,10 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             w.item(c)?;
         }
         match store_writer.as_mut() {
-            Some(sw) if !done.get(c.index).copied().unwrap_or(false) => store_case(sw, c),
-            _ => Ok(()),
+            Some(sw) if !done.get(c.index).copied().unwrap_or(false) => store_case(sw, c)?,
+            _ => {}
         }
+        models.check_breakers()
     };
     let mut load = |i: usize| stored_case(store.as_ref(), run_id.as_deref(), i);
     let resume = run_id.as_ref().map(|_| gauntlet_redteam::job::Resume {
@@ -2499,7 +2503,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         Ok(r) => r,
         Err(e) => {
             finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
-            return Err(e.into());
+            return stopped_early(&e, run_id.as_deref()).ok_or_else(|| e.into());
         }
     };
     report.simulator = simulated;

@@ -517,8 +517,14 @@ mod tests {
             &json!([{"amount": 4000}, {"amount": 4000.5}, {"amount": 2500}, {"note": "x"}]),
         );
         for (src, want) in [
-            (r#"sum(tx.filter(t, has(t.amount)).map(t, t.amount)) > 10000.0"#, true),
-            (r#"tx.filter(t, has(t.amount)).map(t, t.amount).sum() == 10500.5"#, true),
+            (
+                r#"sum(tx.filter(t, has(t.amount)).map(t, t.amount)) > 10000.0"#,
+                true,
+            ),
+            (
+                r#"tx.filter(t, has(t.amount)).map(t, t.amount).sum() == 10500.5"#,
+                true,
+            ),
             (r#"sum([]) == 0.0"#, true),
             (r#"sum([1, 2u, 3.5]) == 6.5"#, true),
             (r#"math.greatest(3, 9, 4) == 9"#, true),
@@ -531,7 +537,8 @@ mod tests {
         }
         let e = Predicate::compile(r#"sum(tx) > 0.0"#).and_then(|p| p.eval_bool(&b));
         assert!(
-            e.as_ref().is_err_and(|e| e.message.contains("list of numbers")),
+            e.as_ref()
+                .is_err_and(|e| e.message.contains("list of numbers")),
             "{e:?}"
         );
     }

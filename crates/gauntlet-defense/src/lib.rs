@@ -141,6 +141,11 @@ pub type ModelResolver<'a> = dyn Fn(&str) -> Result<ModelLink, String> + 'a;
 /// The model-based defenses' spec prefixes.
 pub const MODEL_DEFENSES: [&str; 2] = ["tool-filter:", "alignment-check:"];
 
+/// Whether a defense spec names a model-based defense (it needs the model layer).
+pub fn is_model_defense(spec: &str) -> bool {
+    MODEL_DEFENSES.iter().any(|p| spec.starts_with(p))
+}
+
 /// Builds a defense from its spec: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE`,
 /// `external:COMMAND ARGS…` (JSON lines on stdin/stdout), `external:http(s)://URL`, or `tool-filter:MODEL` and
 /// `alignment-check:MODEL`, whose model `models` builds.

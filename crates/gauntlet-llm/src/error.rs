@@ -47,6 +47,10 @@ pub enum LlmError {
     /// The model spec or configuration is unusable.
     #[error("{0}")]
     Config(String),
+    /// Not sent: the pool's circuit breaker stopped requests to this model after it refused every one (see
+    /// [`crate::Pool::stopped`]).
+    #[error("not sent: {0}")]
+    Stopped(String),
 }
 
 impl LlmError {
@@ -148,5 +152,28 @@ mod tests {
             "{d}"
         );
         assert!(!d.contains("SECRET") && !d.contains("/v1"), "{d}");
+    }
+}
+
+/// A job stopped early because a model's circuit breaker tripped: the cause, for a sink to return as an
+/// `io::Error` that the caller recognises ([`ModelStopped::of`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("stopped early: {0}")]
+pub struct ModelStopped(pub String);
+
+impl ModelStopped {
+    /// The stop inside an I/O error a job returned, if that is what it is.
+    pub fn of(e: &std::io::Error) -> Option<&ModelStopped> {
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<ModelStopped>())
+    }
+
+    /// Err when any of `pools` has stopped sending: a job's sink calls it after each result, so the job ends at
+    /// the first result after the trip.
+    pub fn check<'a>(mut pools: impl Iterator<Item = &'a crate::Pool>) -> std::io::Result<()> {
+        match pools.find_map(crate::Pool::stopped) {
+            Some(why) => Err(std::io::Error::other(ModelStopped(why))),
+            None => Ok(()),
+        }
     }
 }

@@ -17,8 +17,8 @@ pub mod spec;
 pub mod types;
 
 pub use cache::{Cache, CacheMode};
-pub use error::LlmError;
-pub use pool::{Ledger, LedgerSnapshot, Pool, PoolConfig};
+pub use error::{LlmError, ModelStopped};
+pub use pool::{BREAKER_AFTER, Ledger, LedgerSnapshot, Pool, PoolConfig};
 pub use spec::{ModelSpec, ProviderConfig, build_model};
 pub use types::{
     ChatModel, ChatRequest, ChatResponse, Message, ModelFuture, Role, ToolCallOut, ToolDef, Usage,

@@ -189,6 +189,30 @@ pub struct Pool {
     /// connection failures are not retried, so a run against an unreachable provider fails in seconds
     /// instead of spending the whole backoff schedule on every request.
     unreachable: std::sync::atomic::AtomicBool,
+    /// The circuit breaker: whether any request has succeeded, how many have been refused with a status that
+    /// says the configuration is wrong (401, 403, 404, 407), and, once [`BREAKER_AFTER`] have been and none
+    /// succeeded, why requests are no longer sent.
+    succeeded: std::sync::atomic::AtomicBool,
+    refused: std::sync::atomic::AtomicU32,
+    stopped: Mutex<Option<String>>,
+}
+
+/// Refusals (401, 403, 404, 407) with no success before them after which a pool stops sending: a wrong key,
+/// model name or address refuses every request, and a run should stop and say so rather than error every episode.
+pub const BREAKER_AFTER: u32 = 3;
+
+/// What to check for a status that refuses every request.
+fn fix_for(status: u16) -> &'static str {
+    match status {
+        401 => {
+            "check the API key (the provider's variable, e.g. OPENAI_API_KEY or ANTHROPIC_API_KEY) is set and valid"
+        }
+        403 => "check the API key's permissions and the account's access to this model",
+        404 => {
+            "check the model name and the base URL (e.g. OPENAI_BASE_URL); a proxy in between may answer 404 for hosts it does not pass"
+        }
+        _ => "check the proxy's credentials",
+    }
 }
 
 impl std::fmt::Debug for Pool {
@@ -230,6 +254,38 @@ impl Pool {
             inflight: Mutex::new(Default::default()),
             jitter: AtomicU64::new(0x9e37_79b9),
             unreachable: std::sync::atomic::AtomicBool::new(false),
+            succeeded: std::sync::atomic::AtomicBool::new(false),
+            refused: std::sync::atomic::AtomicU32::new(0),
+            stopped: Mutex::new(None),
+        }
+    }
+
+    /// Why this pool stopped sending requests, once its circuit breaker has tripped: [`BREAKER_AFTER`] requests
+    /// refused with 401, 403, 404 or 407 and none succeeded. A caller running many requests (a run, a red team)
+    /// stops early on it instead of erroring every one.
+    pub fn stopped(&self) -> Option<String> {
+        self.stopped.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Counts a refusal toward the breaker (only while no request has succeeded).
+    fn count_refusal(&self, e: &LlmError) {
+        let LlmError::Http { status, body } = e else {
+            return;
+        };
+        if !matches!(status, 401 | 403 | 404 | 407) || self.succeeded.load(Ordering::Relaxed) {
+            return;
+        }
+        let n = self.refused.fetch_add(1, Ordering::Relaxed) + 1;
+        if n >= BREAKER_AFTER
+            && let Ok(mut stopped) = self.stopped.lock()
+            && stopped.is_none()
+        {
+            *stopped = Some(format!(
+                "{} answered HTTP {status} to {n} requests and none succeeded ({}); fix: {}",
+                self.inner.name(),
+                body.chars().take(160).collect::<String>(),
+                fix_for(*status)
+            ));
         }
     }
 
@@ -367,6 +423,10 @@ impl Pool {
             if let Some(why) = self.over_budget() {
                 return Err(LlmError::Budget(why));
             }
+            if let Some(why) = self.stopped() {
+                self.ledger.fail_fast.fetch_add(1, Ordering::Relaxed);
+                return Err(LlmError::Stopped(why));
+            }
             let result = {
                 let _permit = self
                     .sem
@@ -383,6 +443,7 @@ impl Pool {
             match result {
                 Ok(resp) => {
                     self.unreachable.store(false, Ordering::Relaxed);
+                    self.succeeded.store(true, Ordering::Relaxed);
                     let l = &self.ledger;
                     l.ok.fetch_add(1, Ordering::Relaxed);
                     l.prompt_tokens
@@ -401,6 +462,7 @@ impl Pool {
                 }
                 Err(e) => {
                     self.ledger.count_error(&e);
+                    self.count_refusal(&e);
                     let connect = matches!(e, LlmError::Connect(_));
                     if connect && self.unreachable.load(Ordering::Relaxed) {
                         self.ledger.fail_fast.fetch_add(1, Ordering::Relaxed);
@@ -442,5 +504,89 @@ impl ChatModel for Pool {
 
     fn chat<'a>(&'a self, req: &'a ChatRequest) -> ModelFuture<'a> {
         Box::pin(self.send(req))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{ChatRequest, ChatResponse, Message, ModelFuture, Usage};
+
+    /// A model that answers from a script: `true` a reply, `false` an HTTP 404.
+    struct Scripted {
+        answers: Vec<bool>,
+        next: std::sync::atomic::AtomicUsize,
+    }
+
+    impl ChatModel for Scripted {
+        fn name(&self) -> &str {
+            "scripted/model"
+        }
+        fn chat<'a>(&'a self, _: &'a ChatRequest) -> ModelFuture<'a> {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let ok = self.answers.get(i).copied().unwrap_or(false);
+            Box::pin(async move {
+                if ok {
+                    Ok(ChatResponse {
+                        content: "ok".into(),
+                        tool_calls: vec![],
+                        usage: Usage::default(),
+                        finish_reason: "stop".into(),
+                    })
+                } else {
+                    Err(LlmError::Http {
+                        status: 404,
+                        body: "no such model".into(),
+                    })
+                }
+            })
+        }
+    }
+
+    fn pool(answers: Vec<bool>) -> Pool {
+        let inner = Arc::new(Scripted {
+            answers,
+            next: Default::default(),
+        });
+        Pool::new(inner, PoolConfig::default(), None)
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest {
+            messages: vec![Message::user("hi")],
+            tools: vec![].into(),
+            response_schema: None,
+            temperature: None,
+            max_tokens: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_breaker_trips_only_when_no_request_ever_succeeded() {
+        let p = pool(vec![false, false, false, true]);
+        for _ in 0..BREAKER_AFTER {
+            assert!(matches!(
+                p.chat(&request()).await,
+                Err(LlmError::Http { .. })
+            ));
+        }
+        assert!(
+            p.stopped()
+                .is_some_and(|w| w.contains("scripted/model answered HTTP 404 to 3"))
+        );
+        assert!(matches!(
+            p.chat(&request()).await,
+            Err(LlmError::Stopped(_))
+        ));
+        // A model that answered once: later refusals are about those requests, not the configuration.
+        let p = pool(vec![true, false, false, false, false]);
+        assert!(p.chat(&request()).await.is_ok());
+        for _ in 0..4 {
+            assert!(matches!(
+                p.chat(&request()).await,
+                Err(LlmError::Http { .. })
+            ));
+        }
+        assert!(p.stopped().is_none());
     }
 }

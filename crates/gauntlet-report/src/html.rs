@@ -733,6 +733,44 @@ fn episode_group(r: &EpisodeRecord) -> u8 {
 }
 
 /// One episode in a `<details>`.
+/// The verdict's evidence: each level's expression, value, error and events, the deciding one marked.
+fn evidence_table(p: &mut Page, r: &EpisodeRecord) {
+    if !r.verdict.evidence.is_empty() {
+        p.m(
+            "<table><tr><th>level</th><th>verifier expression</th><th>value</th><th>error</th>\
+             <th>events</th></tr>\n",
+        );
+        for ev in &r.verdict.evidence {
+            let decided = r.verdict.level == Some(ev.level);
+            p.m(if decided {
+                "<tr class=\"dec\"><td>"
+            } else {
+                "<tr><td>"
+            })
+            .m(ev.level.as_str())
+            .m(if decided { " ◀ decided" } else { "" })
+            .m("</td><td><code>")
+            .t(&ev.predicate)
+            .m("</code></td><td>")
+            .m(match ev.value {
+                Some(true) => "true (violation present)",
+                Some(false) => "false",
+                None => "error",
+            })
+            .m("</td><td>");
+            if let Some(e) = &ev.error {
+                p.t(e);
+            }
+            p.m("</td><td>");
+            for (i, n) in ev.events.iter().enumerate() {
+                p.m(if i == 0 { "#" } else { ", #" }).n(*n);
+            }
+            p.m("</td></tr>\n");
+        }
+        p.m("</table>\n");
+    }
+}
+
 fn episode(p: &mut Page, r: &EpisodeRecord) {
     let (badge, label) = if r.status != gauntlet_cases::EpisodeStatus::Ok {
         ("b-errored", "errored")
@@ -799,40 +837,7 @@ fn episode(p: &mut Page, r: &EpisodeRecord) {
             .t(err)
             .m("</div>\n");
     }
-    if !r.verdict.evidence.is_empty() {
-        p.m(
-            "<table><tr><th>level</th><th>verifier expression</th><th>value</th><th>error</th>\
-             <th>events</th></tr>\n",
-        );
-        for ev in &r.verdict.evidence {
-            let decided = r.verdict.level == Some(ev.level);
-            p.m(if decided {
-                "<tr class=\"dec\"><td>"
-            } else {
-                "<tr><td>"
-            })
-            .m(ev.level.as_str())
-            .m(if decided { " ◀ decided" } else { "" })
-            .m("</td><td><code>")
-            .t(&ev.predicate)
-            .m("</code></td><td>")
-            .m(match ev.value {
-                Some(true) => "true (violation present)",
-                Some(false) => "false",
-                None => "error",
-            })
-            .m("</td><td>");
-            if let Some(e) = &ev.error {
-                p.t(e);
-            }
-            p.m("</td><td>");
-            for (i, n) in ev.events.iter().enumerate() {
-                p.m(if i == 0 { "#" } else { ", #" }).n(*n);
-            }
-            p.m("</td></tr>\n");
-        }
-        p.m("</table>\n");
-    }
+    evidence_table(p, r);
     let mut used = vec![false; r.decisions.len()];
     for t in &r.trace.turns {
         p.m("<div class=\"turn\"><b>turn ")

@@ -492,3 +492,36 @@ fn openai_base_url_reaches_a_local_server() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_model_that_refuses_every_request_stops_the_run_early() {
+    let m = mock(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // A path the mock does not serve: every request is answered 404, as a proxy that does not pass the host does.
+    let cfg = config(dir.path(), &format!("{}/nope", m.server.base_url()));
+    let store = dir.path().join("runs.db");
+    let o = gauntlet(&[
+        "run",
+        "--agent",
+        "mock/literal",
+        "--config",
+        &cfg,
+        "--concurrency",
+        "2",
+        "--store",
+        &store.to_string_lossy(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: stopped early: mock/literal answered HTTP 404 to")
+            && err.contains("base URL"),
+        "{err}"
+    );
+    assert!(err.contains("marked failed"), "{err}");
+    // It stopped: far fewer requests than the 1,024 episodes would have sent.
+    let sent = m.server.stats().requests;
+    assert!(sent < 20, "{sent} requests");
+    let runs = gauntlet(&["runs", "list", "--store", &store.to_string_lossy()]);
+    assert!(stdout(&runs).contains("failed"), "{}", stdout(&runs));
+}

@@ -172,6 +172,38 @@ async fn a_4xx_is_not_retried() {
 }
 
 #[tokio::test]
+async fn a_model_that_refuses_every_request_is_stopped_after_three() {
+    let mock = MockServer::start_local(MockConfig::default())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let pool = Pool::new(model(&format!("{}/nope", mock.base_url())), fast(), None);
+    for _ in 0..gauntlet_llm::BREAKER_AFTER {
+        let r = pool.chat(&tool_request("hi")).await;
+        assert!(
+            matches!(r, Err(LlmError::Http { status: 404, .. })),
+            "{r:?}"
+        );
+    }
+    let why = pool
+        .stopped()
+        .unwrap_or_else(|| panic!("the breaker tripped"));
+    assert!(
+        why.contains("HTTP 404") && why.contains("base URL"),
+        "{why}"
+    );
+    let r = pool.chat(&tool_request("hi")).await;
+    assert!(
+        matches!(&r, Err(LlmError::Stopped(w)) if *w == why),
+        "{r:?}"
+    );
+    assert_eq!(
+        pool.ledger().snapshot().requests,
+        3,
+        "nothing sent once stopped"
+    );
+}
+
+#[tokio::test]
 async fn the_budget_stops_new_work() {
     let mock = MockServer::start_local(MockConfig::default())
         .await
