@@ -283,7 +283,7 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
         );
         models.save_ledger(&st, &id)?;
     }
-    models.report();
+    crate::report_models(&models);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -394,7 +394,7 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     serve(&rt, backend.clone(), "gauntlet-proxy", false, &a.listen)?;
     let (calls, denied, injected) = backend.counts();
     eprintln!("gauntlet gateway proxy: {calls} calls, {denied} denied, {injected} injected");
-    models.report();
+    crate::report_models(&models);
     rt.block_on(backend.close());
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,5 @@
 //! The `gauntlet` binary: a thin shell over the library crates.
 
-mod config;
 mod gateway;
 mod interrupt;
 mod progress;
@@ -10,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use gauntlet_cases::{Loaded, PreparedCase, RunConfig, Source, run};
 use gauntlet_core::Setting;
+use gauntlet_setup::{Models, config};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -794,7 +794,7 @@ fn tell_run_end(
     concurrency: usize,
     run_id: Option<&str>,
 ) {
-    models.report();
+    report_models(models);
     let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
     eprintln!(
         "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
@@ -848,14 +848,14 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         .cache
         .parse()
         .map_err(|e: String| anyhow::anyhow!("--cache: {e}"))?;
-    let mut models = Models::new(&cfg, &a, cache_mode)?;
+    let mut models = run_models_of(&cfg, &a, cache_mode)?;
     if let (Some(st), Some(info)) = (&store, &resumed) {
         models.carry(st, &info.id)?;
     }
     let targets = names
         .iter()
         .map(|n| models.target(n, &cfg, a.max_steps, "--agent"))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     let (attacker, judge) = run_models(&a, &models)?;
     let loaded = load_valid(&a.suites)?;
     let chosen = gauntlet_cases::suite::choose(loaded.cases, &a.cases, a.limit, a.seed)?;
@@ -1152,338 +1152,33 @@ impl gauntlet_cases::EpisodeSink for StoreSink<'_> {
     }
 }
 
-/// A run's model pools, by name (`spec [role]`), shared with the store's writer for their ledgers.
-type Pools = std::sync::Arc<std::sync::Mutex<Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)>>>;
-
-/// The model side of a run: a tokio runtime (created only when a model or HTTP target needs it) and one pool
-/// per model, each with its own ledger.
-struct Models {
-    runtime: Option<tokio::runtime::Runtime>,
-    pools: Pools,
-    /// What each pool spent in the earlier processes of a resumed run, carried into the pool when it is made.
-    earlier: std::collections::BTreeMap<String, gauntlet_llm::LedgerSnapshot>,
-    pool_cfg: gauntlet_llm::PoolConfig,
-    cache: Option<gauntlet_llm::Cache>,
-    providers: std::collections::BTreeMap<String, gauntlet_llm::ProviderConfig>,
-    /// Every endpoint the job will call, for the preflight check.
-    endpoints: std::sync::Mutex<Vec<gauntlet_llm::preflight::Endpoint>>,
+/// The models of a run: a runtime if a target, the controller, the judge or the defense needs one.
+fn run_models_of(
+    cfg: &config::Config,
+    a: &RunArgs,
+    cache_mode: gauntlet_llm::CacheMode,
+) -> Result<Models> {
+    let needs = a
+        .agents
+        .iter()
+        .any(|n| gauntlet_agents::builtin_target(n).is_none())
+        || a.controller != "scripted"
+        || a.judge.is_some()
+        || gauntlet_defense::is_model_defense(&a.defense);
+    let cache = (cache_mode != gauntlet_llm::CacheMode::Off)
+        .then(|| gauntlet_llm::Cache::new(&a.cache_dir, cache_mode));
+    let limits = gauntlet_setup::Limits {
+        concurrency: a.model_concurrency,
+        timeout: a.timeout,
+        budget: a.budget,
+    };
+    Ok(Models::build(cfg, needs, limits, cache)?)
 }
 
-impl Models {
-    fn new(
-        cfg: &config::Config,
-        a: &RunArgs,
-        cache_mode: gauntlet_llm::CacheMode,
-    ) -> Result<Models> {
-        let needs = a
-            .agents
-            .iter()
-            .any(|n| gauntlet_agents::builtin_target(n).is_none())
-            || a.controller != "scripted"
-            || a.judge.is_some()
-            || gauntlet_defense::is_model_defense(&a.defense);
-        let cache = (cache_mode != gauntlet_llm::CacheMode::Off)
-            .then(|| gauntlet_llm::Cache::new(&a.cache_dir, cache_mode));
-        Models::build(cfg, needs, a.model_concurrency, a.timeout, a.budget, cache)
-    }
-
-    /// The models of a run: a runtime if `needs`, pool limits from the flags, else the config.
-    fn build(
-        cfg: &config::Config,
-        needs: bool,
-        concurrency: Option<usize>,
-        timeout: Option<f64>,
-        budget: Option<f64>,
-        cache: Option<gauntlet_llm::Cache>,
-    ) -> Result<Models> {
-        let runtime = if needs {
-            Some(
-                tokio::runtime::Builder::new_multi_thread()
-                    .worker_threads(2)
-                    .enable_all()
-                    .build()
-                    .context("cannot start the async runtime")?,
-            )
-        } else {
-            None
-        };
-        let p = &cfg.pool;
-        let mut pool_cfg = gauntlet_llm::PoolConfig::default();
-        if let Some(c) = concurrency.or(p.concurrency) {
-            if c == 0 {
-                bail!("--model-concurrency: must be at least 1");
-            }
-            pool_cfg.concurrency = c;
-        }
-        pool_cfg.rpm = p.rpm;
-        pool_cfg.tpm = p.tpm;
-        if let Some(t) = timeout.or(p.timeout_secs) {
-            pool_cfg.timeout = std::time::Duration::from_secs_f64(t);
-        }
-        if let Some(r) = p.max_retries {
-            pool_cfg.max_retries = r;
-        }
-        pool_cfg.budget = budget.or(p.budget_usd);
-        Ok(Models {
-            runtime,
-            pools: Default::default(),
-            endpoints: Default::default(),
-            earlier: Default::default(),
-            pool_cfg,
-            cache,
-            providers: cfg.providers.clone(),
-        })
-    }
-
-    /// The models of a privilege job: only model-based defenses need one; pool limits come from the config.
-    fn for_defenses(cfg: &config::Config, defenses: &[String]) -> Result<Models> {
-        let needs = defenses
-            .iter()
-            .any(|d| gauntlet_defense::is_model_defense(d));
-        Models::build(cfg, needs, None, None, None, None)
-    }
-
-    /// Builds a defense, giving a model-based one its own pool (role `defense`).
-    fn defense(&self, spec: &str) -> Result<Box<dyn gauntlet_defense::Defense>> {
-        gauntlet_defense::from_spec(spec, &|model| {
-            let pool = self
-                .pool("defense", model, "--defense")
-                .map_err(|e| format!("{e:#}"))?;
-            Ok(gauntlet_defense::ModelLink {
-                model: pool,
-                runtime: self.handle().map_err(|e| e.to_string())?,
-            })
-        })
-        .map_err(|e| anyhow::anyhow!("--defense: {e}"))
-    }
-
-    fn any(&self) -> bool {
-        self.runtime.is_some()
-    }
-
-    /// Notes an endpoint the job will call (`flag spec` at `url`), for [`Models::preflight`]. A model under
-    /// `--cache replay` answers from the cache and is never called.
-    fn expect(&self, flag: &str, spec: &str, url: &str, model: bool) {
-        let replayed = self
-            .cache
-            .as_ref()
-            .is_some_and(|c| c.mode() == gauntlet_llm::CacheMode::Replay);
-        if model && replayed {
-            return;
-        }
-        if let Ok(mut e) = self.endpoints.lock() {
-            e.push(gauntlet_llm::preflight::Endpoint {
-                what: format!("{flag} {spec}"),
-                url: url.to_string(),
-            });
-        }
-    }
-
-    /// Fails within seconds, naming the endpoint, the cause and the fix, when an endpoint the job will call cannot
-    /// be reached at all (one TCP connection per address, all at once, within the request timeout or 10 s).
-    fn preflight(&self, skip: bool) -> Result<()> {
-        let endpoints = self.endpoints.lock().map(|e| e.clone()).unwrap_or_default();
-        if skip || endpoints.is_empty() {
-            return Ok(());
-        }
-        let timeout = self
-            .pool_cfg
-            .timeout
-            .min(std::time::Duration::from_secs(10));
-        let failed = self
-            .handle()?
-            .block_on(gauntlet_llm::preflight::check(&endpoints, timeout));
-        if failed.is_empty() {
-            return Ok(());
-        }
-        let lines: Vec<String> = failed
-            .iter()
-            .map(|u| format!("  {} at {}: {}", u.what.join(", "), u.at, u.cause))
-            .collect();
-        bail!(
-            "preflight: {} endpoint(s) cannot be reached, so nothing was run:\n{}\nCheck the URL: for a model, its provider's base URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, or providers.NAME.base_url in --config); for an app, that it is listening. --no-preflight skips this check.",
-            failed.len(),
-            lines.join("\n")
-        )
-    }
-
-    fn handle(&self) -> Result<tokio::runtime::Handle> {
-        self.runtime
-            .as_ref()
-            .map(|r| r.handle().clone())
-            .context("internal: no async runtime")
-    }
-
-    /// The pool of a model in a role (`target`, `attacker`): one per (role, model), each with its own limits
-    /// and ledger, so an attacker never starves the target it attacks. `flag` names the argument in errors.
-    fn pool(
-        &self,
-        role: &str,
-        spec: &str,
-        flag: &str,
-    ) -> Result<std::sync::Arc<gauntlet_llm::Pool>> {
-        let key = format!("{spec} [{role}]");
-        if let Some((_, p)) = self.pools().iter().find(|(n, _)| *n == key) {
-            return Ok(p.clone());
-        }
-        let parsed =
-            gauntlet_llm::ModelSpec::parse(spec).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
-        let provider =
-            gauntlet_llm::spec::resolve(&parsed.provider, self.providers.get(&parsed.provider))
-                .map_err(|e| anyhow::anyhow!("{flag} {spec}: {e}"))?;
-        let model = gauntlet_llm::build_model(&parsed, &provider)
-            .map_err(|e| anyhow::anyhow!("{flag} {spec}: {e}"))?;
-        self.expect(
-            flag,
-            spec,
-            provider.base_url.as_deref().unwrap_or_default(),
-            true,
-        );
-        let mut cfg = self.pool_cfg.clone();
-        cfg.price_in = provider.price_in.unwrap_or(0.0);
-        cfg.price_out = provider.price_out.unwrap_or(0.0);
-        let pool = std::sync::Arc::new(gauntlet_llm::Pool::new(model, cfg, self.cache.clone()));
-        if let Some(e) = self.earlier.get(&key) {
-            pool.ledger().carry(e);
-        }
-        if let Ok(mut pools) = self.pools.lock() {
-            pools.push((key, pool.clone()));
-        }
-        Ok(pool)
-    }
-
-    fn target(
-        &self,
-        spec: &str,
-        cfg: &config::Config,
-        max_steps: u32,
-        flag: &str,
-    ) -> Result<Box<dyn gauntlet_agents::Target>> {
-        if let Some(t) = gauntlet_agents::builtin_target(spec) {
-            return Ok(t);
-        }
-        let tc = cfg.targets.get(spec).cloned().unwrap_or_default();
-        if spec.starts_with("cmd:") {
-            let t = gauntlet_mcp::CommandTarget::new(spec, self.pool_cfg.timeout, self.handle()?)
-                .map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
-            return Ok(Box::new(t));
-        }
-        if spec.starts_with("http://") || spec.starts_with("https://") {
-            self.expect(flag, spec, spec, false);
-            let headers = config::resolve_headers(spec, &tc.headers)?;
-            let timeout = self.pool_cfg.timeout;
-            let t = gauntlet_agents::HttpTarget::new(spec, headers, timeout, self.handle()?)
-                .map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
-            return Ok(Box::new(t));
-        }
-        if !spec.contains('/') {
-            // The red team's own reference targets are chat targets; the run's are agents.
-            let known = if flag == "--target" {
-                gauntlet_agents::CHAT_TARGETS.join(", ")
-            } else {
-                gauntlet_agents::BUILTIN_TARGETS.join(", ")
-            };
-            bail!(
-                "{flag}: unknown target `{spec}`; built-in targets are {known}, or give a model as provider/model (openai/gpt-4.1-mini), an app as http://… or an agent process as cmd:COMMAND"
-            );
-        }
-        let pool = self.pool("target", spec, flag)?;
-        let steps = tc.max_steps.unwrap_or(max_steps);
-        Ok(Box::new(gauntlet_agents::LlmTarget::new(
-            spec,
-            pool,
-            tc.system_prompt,
-            steps,
-            self.handle()?,
-        )))
-    }
-
-    /// The pools made so far.
-    fn pools(&self) -> Vec<(String, std::sync::Arc<gauntlet_llm::Pool>)> {
-        self.pools.lock().map(|p| p.clone()).unwrap_or_default()
-    }
-
-    /// Err once a pool's circuit breaker has tripped: a job's sink stops the job on it.
-    fn check_breakers(&self) -> std::io::Result<()> {
-        let pools = self.pools();
-        gauntlet_llm::ModelStopped::check(pools.iter().map(|(_, p)| p.as_ref()))
-    }
-
-    /// Carries a resumed run's stored ledgers into the pools made from now on: its totals and its budget then
-    /// cover the whole run, not only this process's part.
-    fn carry(&mut self, st: &gauntlet_store::Store, run_id: &str) -> Result<()> {
-        for (name, counters) in st.ledger(run_id)? {
-            let s: gauntlet_llm::LedgerSnapshot = serde_json::from_value(counters)
-                .with_context(|| format!("run {run_id}: the stored ledger of {name}"))?;
-            self.earlier.insert(name, s);
-        }
-        Ok(())
-    }
-
-    /// Writes every pool's ledger (the run's totals so far) to the store.
-    fn save_ledger(&self, st: &gauntlet_store::Store, run_id: &str) -> Result<()> {
-        for (name, pool) in self.pools() {
-            st.put_ledger(
-                run_id,
-                &name,
-                &serde_json::to_value(pool.ledger().snapshot())?,
-            )?;
-        }
-        Ok(())
-    }
-
-    /// The pools' counters, for [`gauntlet_store::Writer::with_ledger`].
-    fn ledger_source(&self) -> gauntlet_store::LedgerSource<'static> {
-        let pools = self.pools.clone();
-        Box::new(move || {
-            let pools = pools.lock().map(|p| p.clone()).unwrap_or_default();
-            pools
-                .into_iter()
-                .filter_map(|(name, pool)| {
-                    serde_json::to_value(pool.ledger().snapshot())
-                        .ok()
-                        .map(|v| (name, v))
-                })
-                .collect()
-        })
-    }
-
-    /// Spent so far, all models (USD).
-    fn cost(&self) -> f64 {
-        self.pools()
-            .iter()
-            .map(|(_, p)| p.ledger().snapshot().cost_usd)
-            .sum()
-    }
-
-    /// Prints each model's ledger to stderr.
-    fn report(&self) {
-        for (name, pool) in self.pools().iter() {
-            let s = pool.ledger().snapshot();
-            eprintln!(
-                "model {name}: {} requests ({} ok, {} retries: {} rate-limited, {} server errors, {} timeouts, {} malformed, {} other failures; {} cache hits){}, {} prompt + {} completion tokens, ${:.4}",
-                s.requests,
-                s.ok,
-                s.retries,
-                s.rate_limited,
-                s.server_errors,
-                s.timeouts,
-                s.malformed,
-                s.other_errors,
-                s.cache_hits,
-                if s.fail_fast > 0 {
-                    format!(
-                        "; unreachable: {} requests failed without retrying",
-                        s.fail_fast
-                    )
-                } else {
-                    String::new()
-                },
-                s.prompt_tokens,
-                s.completion_tokens,
-                s.cost_usd
-            );
-        }
+/// Prints each model's ledger to stderr.
+fn report_models(models: &Models) {
+    for line in models.ledger_lines() {
+        eprintln!("{line}");
     }
 }
 
@@ -1620,7 +1315,7 @@ fn cases_generate(
     std::fs::create_dir_all(dir)
         .with_context(|| format!("--out: cannot create {}", dir.display()))?;
     let cfg = config::Config::load_opt(config)?;
-    let models = Models::build(&cfg, model.is_some(), None, None, None, None)?;
+    let models = Models::build(&cfg, model.is_some(), Default::default(), None)?;
     let drafter = match model {
         Some(m) => Some((models.pool("generator", m, "--model")?, models.handle()?)),
         None => None,
@@ -1738,7 +1433,7 @@ fn cases_generate(
         "generate: {written} cases written to {}, {failed} failed, {duplicates} duplicates dropped",
         dir.display()
     )?;
-    models.report();
+    report_models(&models);
     Ok(if failed == 0 && written > 0 {
         ExitCode::SUCCESS
     } else {
@@ -1839,7 +1534,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
                 let _ = models.save_ledger(st, id);
                 st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
             }
-            models.report();
+            report_models(&models);
             return Err(e);
         }
     };
@@ -2043,7 +1738,7 @@ fn privilege_report(
         models.save_ledger(st, id)?;
         st.finish_run(id, gauntlet_store::RunStatus::Complete, Some(&doc))?;
     }
-    models.report();
+    report_models(models);
     Ok(gate_exit(
         gates,
         &gauntlet_report::gate::privilege_metrics(&scores),
@@ -2407,7 +2102,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     // The judge's refusal screen compiles while the simulator and the first cases wait on their models.
     gauntlet_core::refusal::warm_up_in_background();
     let needs = redteam_needs_models(&a, &names);
-    let mut models = Models::build(&cfg, needs, None, None, None, None)?;
+    let mut models = Models::build(&cfg, needs, Default::default(), None)?;
     if let (Some(st), Some(info)) = (&store, &resumed) {
         models.carry(st, &info.id)?;
     }
@@ -2528,7 +2223,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         o.passing + o.failing + o.errored + o.unjudged,
         started.elapsed().as_secs_f64()
     );
-    models.report();
+    report_models(&models);
     if let Some(id) = &run_id {
         eprintln!(
             "red-team run {id} recorded in {} (gauntlet report {id}{} --format html|md|junit|json|jsonl)",

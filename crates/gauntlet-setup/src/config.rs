@@ -3,7 +3,7 @@
 //! `gauntlet redteam`, the red-team run itself (targets, vulnerabilities, attacks, models). API keys are
 //! never in the file: only the names of the environment variables that hold them.
 
-use anyhow::{Context, Result};
+use crate::SetupError;
 use gauntlet_llm::ProviderConfig;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -92,25 +92,26 @@ pub struct PoolSettings {
 }
 
 impl Config {
-    /// Reads a config file; errors carry the file, line and column.
     /// Loads `path` if given, else the defaults.
-    pub fn load_opt(path: Option<&Path>) -> Result<Config> {
+    pub fn load_opt(path: Option<&Path>) -> Result<Config, SetupError> {
         path.map_or_else(|| Ok(Config::default()), Config::load)
     }
 
-    pub fn load(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("--config: cannot read {}", path.display()))?;
+    /// Reads a config file; errors carry the file, line and column.
+    pub fn load(path: &Path) -> Result<Config, SetupError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            SetupError::Config(format!("--config: cannot read {}: {e}", path.display()))
+        })?;
         serde_saphyr::from_str(&text).map_err(|e| {
             let at = e
                 .location()
                 .map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
             let msg = e.without_snippet().to_string();
-            anyhow::anyhow!(
+            SetupError::Config(format!(
                 "--config {}{at}: {}",
                 path.display(),
                 msg.lines().next().unwrap_or("invalid YAML")
-            )
+            ))
         })
     }
 }
@@ -141,12 +142,14 @@ impl Config {
 pub fn resolve_headers(
     target: &str,
     headers: &BTreeMap<String, String>,
-) -> Result<Vec<(String, String)>> {
+) -> Result<Vec<(String, String)>, SetupError> {
     headers
         .iter()
         .map(|(k, v)| match v.strip_prefix('$') {
             Some(var) => std::env::var(var).map(|val| (k.clone(), val)).map_err(|_| {
-                anyhow::anyhow!("target {target}: header {k} reads ${var}, which is not set")
+                SetupError::Config(format!(
+                    "target {target}: header {k} reads ${var}, which is not set"
+                ))
             }),
             None => Ok((k.clone(), v.clone())),
         })
