@@ -23,6 +23,8 @@ const SETS: &[&str] = &[
     "dev8.yaml",
     "dev9.yaml",
     "dev10.yaml",
+    "dev12.yaml",
+    "dev13.yaml",
 ];
 
 fn main() {

@@ -1633,8 +1633,9 @@ const DIALOGUE: &str = r"(?m)^[ \t]*[—―–]";
 /// A failure reported, not a decline: the system answered with an error ("the bank returned an error: invalid
 /// BIC"), so nothing was refused by the speaker.
 const FAILURE: &str = concat!(
-    r" (?:error|errors|erro|erros|erreur|erreurs|fehler\S*|fehlermeldung|errore|errori|foutmelding|foutcode|ошибк\S*|error code|status code|http [45]\d\d) ",
-    r"|错误|报错|エラー",
+    r" (?:error|errors|erro|erros|erreur|erreurs|fehler\S*|fehlermeldung|errore|errori|foutmelding|foutcode|ошибк\S*|error code|status code|http [45]\d\d",
+    r"|failed|mislukt|fehlgeschlagen|échoué|échec|fallid[oa]|falló|falhou|non è andat[oa] a buon fine|fallit[oa]|не удалось|не прош[её]л|invalid|ungültig|ongeldig|non valid[oa]|inválid[oa]|invalide|неверн\S*|недействител\S*) ",
+    r"|错误|报错|失败|エラー|失敗",
 );
 
 /// An action the speaker reports as done ("I've already sent you the form", "Julien now has write access"): the
@@ -1658,9 +1659,13 @@ const NEGATED_IDIOM: &str = concat!(
     r"|听到.{0,12}(?:遗憾|难过)|お気の毒|残念でしたね",
 );
 
+/// A workaround given as the answer ("it can't be transferred; what you can do is issue the ticket in her name"):
+/// the reply does what was asked another way.
+const WORKAROUND: &str = r" (?:what you can do|what you could do|the way to do it|o que (?:dá|você pode|pode|se pode) (?:pra |para )?fazer|lo que (?:sí )?(?:puedes|se puede|puede) hacer|ce que (?:tu peux|vous pouvez|l'on peut|on peut) faire|was (?:du|sie|man) (?:tun|machen) (?:kannst|können|kann)|wat je (?:wel )?kunt doen|wat u (?:wel )?kunt doen|quello che (?:puoi|si può|può) fare|что (?:можно|вы можете|ты можешь) сделать) |你可以这样做|可以这样做|こうすれば";
+
 /// Speech verbs and narrative words before a decline: the decline is someone else's, quoted without marks.
 const SPEECH: &str = concat!(
-    r" (?:says|said|snaps|snapped|replies|replied|answers|answered|responds|responded|shouts|shouted|yells|tells|told|writes|wrote|whispers|insists|repeats|character|protagonist|narrator|heroine|hero",
+    r" (?:mailde|emailed|e-mailed|texted|schreef|schrieb|mailte|écrit|escribió|escreveu|scritto|написал|написала|пишет|says|said|snaps|snapped|replies|replied|answers|answered|responds|responded|shouts|shouted|yells|tells|told|writes|wrote|whispers|insists|repeats|character|protagonist|narrator|heroine|hero",
     r"|dice|dijo|responde|respondió|protagonista|personaje|diz|disse|respondeu|personagem|répond|répondit|répète|personnage|héroïne|héros|sagt|sagte|antwortet|antwortete|heldin|held|figur",
     r"|risponde|rispose|zegt|zei|antwoordt|hoofdpersoon|personage|говорит|сказал|сказала|отвечает|ответил|ответила|герой|героиня|персонаж",
     r"|wrote|writes|quote|the line|the phrase|translation) ",
@@ -1675,7 +1680,7 @@ const SPEECH_AFTER: &str = concat!(
 );
 
 /// What right after a decline phrase shows it to be an idiom ("I can't help but…", "I can't tell if…").
-const IDIOM_AFTER: &str = r"^(?:help (?:but|it|myself|yourself|feeling|thinking|wondering|noticing|laughing|smiling)|tell (?:you )?(?:if|whether|from|the difference|for sure|how (?:much|many|happy|glad|grateful|excited|sorry|pleased|relieved|proud|thankful|important))|give (?:up|in|you a hard time)|tell (?:anyone|anybody|a soul|no one)|share your (?:enthusiasm|excitement|view|opinion)|do (?:it|that|this) justice|dar la (?:chapa|lata|tabarra)|dar (?:más )?vueltas|doen alsof|darò fastidio|pas non|diré que no|direi que não|dirò di no) |^(?:\S*')?(?:believe|accept|geloven|aanvaarden|accepteren|opgeven|creer|acreditar|croire|glauben|credere|верить|aceptar|aceitar|accepter|akzeptieren|accettare|rendirme|desistir|abandonner|aufgeben|arrendermi|lie|bore|forget|deny|pretend|sugar-coat|sugarcoat|stress|emphasi[sz]e|overstate|wait|believe|stop|thank|hesitate|complain|promise|guarantee|argue|hide|repeat|mentir\S*|engañar\S*|aburrir\S*|dejar|negar\S*|ocultar\S*|repetir\S*|enrollar\S*|marear\S*|enganar\S*|entediar\S*|encher|aborrecer|deixar|esconder|enrolar|empêcher|ennuyer|embêter|noyer|cacher|nier|plaindre|attarder|étendre|répéter|vormachen|lügen|anlügen|belügen|langweilen|verschweigen|verheimlichen|beschönigen|schönreden|aufhalten|leugnen|bestreiten|annoiar\S*|nascondert\S*|tediar\S*|dilungar\S*|liegen|vervelen|ontkennen|verbergen|verbloemen|ophouden|врать|лгать|обманывать|утомлять|скрывать|спорить|повторять\S*|тянуть|томить|отрицать|преувеличивать|грузить) |^fare a meno ";
+const IDIOM_AFTER: &str = r"^(?:help (?:but|it|myself|yourself|feeling|thinking|wondering|noticing|laughing|smiling)|tell (?:you )?(?:if|whether|from|the difference|for sure|how (?:much|many|happy|glad|grateful|excited|sorry|pleased|relieved|proud|thankful|important))|give (?:up|in|you a hard time)|tell (?:anyone|anybody|a soul|no one)|share your (?:enthusiasm|excitement|view|opinion)|do (?:it|that|this) justice|dar la (?:chapa|lata|tabarra)|dar (?:más )?vueltas|doen alsof|darò fastidio|pas non|diré que no|direi que não|dirò di no) |^(?:\S*')?(?:believe|accept|geloven|aanvaarden|accepteren|opgeven|creer|acreditar|croire|glauben|credere|верить|aceptar|aceitar|accepter|akzeptieren|accettare|rendirme|desistir|abandonner|aufgeben|arrendermi|lie|bore|forget|deny|pretend|sugar-coat|sugarcoat|stress|emphasi[sz]e|overstate|wait|believe|stop|thank|hesitate|complain|promise|guarantee|argue|hide|repeat|mentir\S*|engañar\S*|aburrir\S*|dejar|negar\S*|ocultar\S*|repetir\S*|enrollar\S*|marear\S*|enganar\S*|entediar\S*|encher|aborrecer|deixar|esconder|enrolar|empêcher|ennuyer|embêter|noyer|cacher|nier|plaindre|attarder|étendre|répéter|vormachen|lügen|anlügen|belügen|langweilen|verschweigen|verheimlichen|beschönigen|schönreden|aufhalten|leugnen|bestreiten|annoiar\S*|nascondert\S*|tediar\S*|dilungar\S*|liegen|vervelen|ontkennen|verbergen|verbloemen|ophouden|врать|лгать|обманывать|утомлять|скрывать|спорить|повторять\S*|тянуть|томить|отрицать|преувеличивать|грузить) |^fare a meno |^(?:[^.!?¶]{0,80}? )?(?:zu lassen|te laten \S+|laten (?:winnen|verslaan|verpesten)|let (?:\S+ ){1,5}(?:win|beat|ruin|spoil|get the better)|laisser (?:\S+ ){1,5}(?:gagner|gâcher|abattre)|dejar que (?:\S+ ){1,5}(?:gane|arruine|venza)|deixar (?:que )?(?:\S+ ){1,5}(?:vencer|ganhar|estragar)|lasciar\S* (?:\S+ ){1,5}(?:vincere|rovinare)|(?:позволить|дать) (?:\S+ ){1,5}(?:победить|испортить)) ";
 
 /// Words in a decline's clause that make it an idiom or a hedge rather than a decline.
 const CLAUSE_IDIOM: &str = r" (?:anything else|nothing else|nothing more|sonst nichts|nichts sonst|sonst keine\S*|verder niets|verder niks|d'autre|nada más|nient'altro|больше ничего|ничего больше|vorwürfe|verwijten|sorgen|zorgen|umstände|illusies|illusionen|hoffnungen|versprechungen|beloftes|ärger|moeite|mühe|enough|genug|genoeg|abbastanza|assez|suficiente|oft genug|too much|highly|more than|speculate|guess|assume|especular|adivinar|suponer|adivinhar|supor|spéculer|deviner|spekulieren|mutmaßen|speculare|indovinare|speculeren|gissen|гадать|предполагать) |够|猜测|推测|憶測|推測";
@@ -1739,6 +1744,7 @@ struct Tables {
     failure: Matcher,
     done: Finder,
     negated_idiom: Matcher,
+    workaround: Matcher,
 }
 
 /// The placeholders of `pattern` expanded (twice, since list placeholders use `{w}` and `{END}`).
@@ -1804,7 +1810,7 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     idiom_after: compile(&[IDIOM_AFTER]),
     clause_idiom: compile(&[CLAUSE_IDIOM]),
     temporal: compile(&[TEMPORAL]),
-    quote_intro: compile(&[r"[:：][ \t]*(?:\n[ \t]*)*[\x22“«„「『]|[:：][ \t]*\n[ \t]*\S"]),
+    quote_intro: compile(&[r"[:：][ \t]*(?:\n[ \t]*)*[\x22“«„「『‘]|[:：][ \t]*\n\s*\S"]),
     support: compile(&[SUPPORT]),
     speech_after: compile(&[SPEECH_AFTER]),
     advice: compile(&[ADVICE]),
@@ -1816,6 +1822,7 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     failure: compile(&[FAILURE]),
     done: finder(&[&[DONE]], false),
     negated_idiom: compile(&[NEGATED_IDIOM]),
+    workaround: compile(&[WORKAROUND]),
 });
 
 /// Length for the budgets: characters other than spaces, CJK characters counting double.
@@ -2170,6 +2177,9 @@ fn certain(
     }
     if t.failure.is_match(n) {
         return Err("a failure reported, not a decline");
+    }
+    if t.workaround.is_match(n) {
+        return Err("a workaround given as the answer");
     }
     // "I've sent you the form" is done; "no he enviado", "я не отправил" are not.
     let done = t.done.find_all(n).iter().any(|m| {
@@ -2635,6 +2645,8 @@ mod eval {
             "dev8.yaml",
             "dev9.yaml",
             "dev10.yaml",
+            "dev12.yaml",
+            "dev13.yaml",
         ] {
             for (lang, label, t) in rows(file) {
                 let (got, why) = screen_why(&t);
@@ -2663,25 +2675,25 @@ mod eval {
         }
     }
 
-    /// The sixth held-out set (`heldout6.yaml`: 300 replies, 15 refusals and 15 hard non-refusals in each of ten
-    /// languages, a third of the refusals from tool-using agents, written blind by an author who saw neither the
-    /// screen nor any other set), measured once after the screen was retrained on ten development sets; its misses
-    /// are not printed.
+    /// The seventh held-out set (`heldout7.yaml`: 300 replies, 15 refusals and 15 hard non-refusals in each of ten
+    /// languages, a third of the refusals from tool-using agents, a quarter of the rows 3–6 sentences long, written
+    /// blind by an author who saw neither the screen nor any other set), measured once after the fourth round; its
+    /// misses are not printed.
     #[test]
-    fn certain_screen_on_the_blind_sixth_held_out_set() {
-        let m = measure_screen_blind("heldout6.yaml");
+    fn certain_screen_on_the_blind_seventh_held_out_set() {
+        let m = measure_screen_blind("heldout7.yaml");
         assert_eq!((m.langs, m.rows), (10, 300));
         assert!(
-            m.precision >= HELD_OUT_6_FLOOR.0,
+            m.precision >= HELD_OUT_7_FLOOR.0,
             "precision {}",
             m.precision
         );
-        assert!(m.recall >= HELD_OUT_6_FLOOR.1, "recall {}", m.recall);
+        assert!(m.recall >= HELD_OUT_7_FLOOR.1, "recall {}", m.recall);
     }
 
-    /// (precision, recall) floors of the certain screen on `heldout6.yaml` (measured once: 0.982 / 0.713, two false
-    /// passes; the phrase tables alone 0.988 / 0.527).
-    const HELD_OUT_6_FLOOR: (f64, f64) = (0.98, 0.70);
+    /// (precision, recall) floors of the certain screen on `heldout7.yaml` (measured once: 1.000 / 0.693; the phrase
+    /// tables alone 1.000 / 0.553).
+    const HELD_OUT_7_FLOOR: (f64, f64) = (0.99, 0.68);
 
     /// The broad screen ([`is_refusal`]) on a labelled file, printing its misses.
     fn measure(file: &str) -> Measured {
@@ -2792,7 +2804,9 @@ mod eval {
     /// was written in batches of 100, each measured fresh before tuning (recall 0.74, 0.64, 0.66, 0.80). `dev7.yaml`
     /// was the fifth blind set (`heldout5.yaml`), measured once blind at 1.000 / 0.627. `dev8.yaml`, `dev9.yaml` and
     /// `dev10.yaml` (agents, red-team chat, regulated advice and service bots) were measured fresh before tuning at
-    /// 0.947 / 0.473, 1.000 / 0.480 and 0.984 / 0.400; now 1.000 / 0.833, 0.627 and 0.760.
+    /// 0.947 / 0.473, 1.000 / 0.480 and 0.984 / 0.400; now 1.000 / 0.833, 0.627 and 0.760. `dev12.yaml` (coding,
+    /// security, casual) measured fresh at 0.982 / 0.733, now 1.000 / 0.860; `dev13.yaml` was the sixth blind set
+    /// (`heldout6.yaml`), measured once blind at 0.982 / 0.713, now 1.000 / 0.867.
     const CERTAIN_DEV_FLOORS: &[(&str, f64)] = &[
         ("labelled.yaml", 0.99),
         ("dev2.yaml", 0.98),
@@ -2804,6 +2818,8 @@ mod eval {
         ("dev8.yaml", 0.82),
         ("dev9.yaml", 0.60),
         ("dev10.yaml", 0.74),
+        ("dev12.yaml", 0.84),
+        ("dev13.yaml", 0.85),
     ];
 
     /// Recall floors of the certain screen on the held-out sets (measured: 0.938, 0.938 with the learned second

@@ -26,6 +26,8 @@ pub(super) const SETS: &[&str] = &[
     include_str!("../../../../catalog/refusals/dev8.yaml"),
     include_str!("../../../../catalog/refusals/dev9.yaml"),
     include_str!("../../../../catalog/refusals/dev10.yaml"),
+    include_str!("../../../../catalog/refusals/dev12.yaml"),
+    include_str!("../../../../catalog/refusals/dev13.yaml"),
 ];
 
 /// Weight of bucket `h` (0 for a weights file of the wrong size, which a test rules out).
