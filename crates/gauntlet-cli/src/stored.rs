@@ -1,8 +1,6 @@
 //! Commands over the run store: `runs list|show|merge|delete`, `report`, `replay`.
 
-use crate::{
-    StoreArgs, gate_exit, load_valid, parse_gates, print_redteam, print_run, strip_stored,
-};
+use crate::{StoreArgs, gate_exit, load_valid, parse_gates, strip_stored};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gauntlet_cases::{EpisodeRecord, PreparedCase, Summary};
@@ -333,7 +331,7 @@ fn report_run(
     let summary = run_summary(st, info, &header)?;
     let mut eps = episodes(st, &info.id);
     match format {
-        Format::Table => print_run(out, &header, &summary)?,
+        Format::Table => gauntlet_report::print_run(out, &header, &summary)?,
         Format::Json => {
             let mut sink = gauntlet_report::JsonSink::start(&mut *out, &header)?;
             for r in &mut eps {
@@ -431,7 +429,7 @@ fn report_redteam(
     });
     let mut parse_error: Option<serde_json::Error> = None;
     match format {
-        Format::Table => print_redteam(out, &head, framework, &report)?,
+        Format::Table => gauntlet_report::print_redteam(out, &head, framework, &report)?,
         Format::Json => {
             let mut doc = gauntlet_report::json::Streamed::start(&mut *out, &head, "cases")?;
             for c in raw.by_ref() {
@@ -633,7 +631,7 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
             .as_ref(),
     )?;
     let mut out = std::io::stdout().lock();
-    print_run(&mut out, &header, &summary)?;
+    gauntlet_report::print_run(&mut out, &header, &summary)?;
     writeln!(
         out,
         "\nReplayed run {} as {new_id}: {n} episodes re-judged, {} verdicts or task results changed{}",
@@ -749,7 +747,7 @@ fn replay_redteam(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<Exit
     let mut out = std::io::stdout().lock();
     let head = strip_stored(&info.header);
     let framework = info.args.get("framework").and_then(|f| f.as_str());
-    print_redteam(&mut out, &head, framework, &report)?;
+    gauntlet_report::print_redteam(&mut out, &head, framework, &report)?;
     writeln!(
         out,
         "\nReplayed red-team run {} as {new_id}: {n} cases re-judged by tool evidence, detectors and the refusal screen, {} outcomes changed{}",
@@ -1050,7 +1048,7 @@ fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String
         gauntlet_store::RunStatus::Complete,
         Some(&serde_json::to_value(&summary)?),
     )?;
-    print_run(out, &header, &summary)?;
+    gauntlet_report::print_run(out, &header, &summary)?;
     Ok(id)
 }
 
@@ -1145,7 +1143,7 @@ fn merge_redteam(
         Some(&serde_json::to_value(&report)?),
     )?;
     let framework = args.get("framework").and_then(|f| f.as_str());
-    print_redteam(out, &strip_stored(header), framework, &report)?;
+    gauntlet_report::print_redteam(out, &strip_stored(header), framework, &report)?;
     Ok(id)
 }
 

@@ -10,4 +10,7 @@ pub mod markdown;
 pub mod table;
 
 pub use json::JsonSink;
-pub use table::{privilege_table, redteam_table, risk_env_table, rung_table, target_setting_table};
+pub use table::{
+    print_redteam, print_run, privilege_table, redteam_table, risk_env_table, rung_table,
+    target_setting_table,
+};

@@ -296,3 +296,43 @@ fn case_patterns_and_a_seeded_limit_choose_part_of_the_suite() {
         stderr(&o)
     );
 }
+
+#[test]
+fn json_dash_writes_the_document_to_standard_output_and_the_tables_to_standard_error() {
+    let o = gauntlet(&[
+        "run",
+        "--no-store",
+        "-q",
+        "--case",
+        "mail.*",
+        "--limit",
+        "2",
+        "--settings",
+        "benign",
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o))
+        .unwrap_or_else(|e| panic!("stdout is the JSON document: {e}"));
+    let n = v["episodes"].as_array().map_or(0, Vec::len);
+    assert!(
+        n >= 2 && Some(n as u64) == v["summary"]["episodes"].as_u64(),
+        "{n}"
+    );
+    assert!(stderr(&o).contains("Target × setting"), "{}", stderr(&o));
+    assert!(!std::path::Path::new("-").exists(), "no file named -");
+    let o = gauntlet(&[
+        "privilege",
+        "--no-store",
+        "--defense",
+        "allow-all",
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("privilege JSON: {e}"));
+    assert_eq!(v["schema"], "gauntlet.privilege/v1");
+    assert!(stderr(&o).contains("Privilege:"), "{}", stderr(&o));
+}
