@@ -4,7 +4,7 @@
 //! Each turn: the episode's MCP endpoint is served on a fresh loopback port with a random bearer token; the
 //! episode's working directory gets `prompt.txt`, `mcp.json` (an `mcpServers` config naming the endpoint, as
 //! MCP clients read it) and `transcript.json` (the earlier turns); the command line is expanded and run by
-//! `sh -c` in that directory; every tool call it makes is mediated by the gateway on the episode's thread;
+//! `sh -c` in the directory Gauntlet was started in (so relative paths in it work); every tool call it makes is mediated by the gateway on the episode's thread;
 //! its standard output is the reply. A non-zero exit or a timeout errors the episode.
 
 use crate::{Backend, CallFuture, HttpOptions, ToolInfo, ToolOutput, serve_http};
@@ -32,6 +32,9 @@ pub struct CommandTarget {
     command: String,
     timeout: Duration,
     runtime: tokio::runtime::Handle,
+    /// Where the command runs: the directory Gauntlet was started in, so that `cmd:python3 my_agent.py` finds its
+    /// script (the episode's own files are in `{workdir}`).
+    launch_dir: Option<std::path::PathBuf>,
 }
 
 impl CommandTarget {
@@ -52,6 +55,7 @@ impl CommandTarget {
             command: command.to_string(),
             timeout,
             runtime,
+            launch_dir: std::env::current_dir().ok(),
         })
     }
 }
@@ -67,6 +71,7 @@ impl Target for CommandTarget {
             command: self.command.clone(),
             timeout: self.timeout,
             runtime: self.runtime.clone(),
+            launch_dir: self.launch_dir.clone(),
             workdir: tempfile::Builder::new()
                 .prefix("gauntlet-episode-")
                 .tempdir(),
@@ -81,6 +86,7 @@ struct CommandAgent {
     command: String,
     timeout: Duration,
     runtime: tokio::runtime::Handle,
+    launch_dir: Option<std::path::PathBuf>,
     workdir: std::io::Result<tempfile::TempDir>,
     turns: Vec<Value>,
 }
@@ -225,7 +231,7 @@ impl Agent for CommandAgent {
             let mut child = child
                 .arg("-c")
                 .arg(&line)
-                .current_dir(&dir)
+                .current_dir(self.launch_dir.as_deref().unwrap_or(&dir))
                 .env("GAUNTLET_PROMPT", user)
                 .env("GAUNTLET_PROMPT_FILE", &prompt_file)
                 .env("GAUNTLET_MCP_URL", &url)

@@ -637,6 +637,39 @@ fn a_failing_or_hanging_command_errors_its_episode() {
 }
 
 #[test]
+fn a_command_runs_where_gauntlet_was_started_and_finds_relative_paths() {
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join("my_agent.sh"),
+        "cat \"$GAUNTLET_PROMPT_FILE\" >/dev/null; echo relative path found\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("run.json");
+    let o = assert_cmd::Command::cargo_bin("gauntlet")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "-q",
+            "--no-store",
+            "--suite",
+            &suite,
+            "--agent",
+            "cmd:sh my_agent.sh",
+        ])
+        .args(["--settings", "benign", "--json", &out.to_string_lossy()])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ep = &v["episodes"][0];
+    assert_eq!(ep["status"], "ok", "{ep}");
+    assert!(ep.to_string().contains("relative path found"), "{ep}");
+}
+
+#[test]
 fn a_model_based_defense_guards_the_proxy_with_the_task_it_is_given() {
     // The filter's model allows reading and echoing for this task, and nothing for any other.
     let m = crate::mock_model(serde_json::json!([
