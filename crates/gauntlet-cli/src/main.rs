@@ -32,6 +32,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Read variables (API keys, base URLs) from this file too; the environment wins. Default: `.env`, if any.
+    #[arg(long, global = true, value_name = "FILE")]
+    env_file: Option<PathBuf>,
 }
 
 /// Examples shown under `gauntlet --help`.
@@ -955,7 +958,11 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         Some(&serde_json::to_value(&summary)?),
     )?;
     let elapsed = started.elapsed();
-    gauntlet_report::print_run(&mut tables_out(a.json.as_deref()), &header, &summary)?;
+    gauntlet_report::print_run(
+        &mut gauntlet_report::tables_out(a.json.as_deref()),
+        &header,
+        &summary,
+    )?;
     if !a.quiet {
         tell_run_end(
             &a,
@@ -1676,7 +1683,7 @@ fn privilege_report(
         }
         scores.push(s);
     }
-    let mut out = tables_out(json);
+    let mut out = gauntlet_report::tables_out(json);
     writeln!(
         out,
         "Privilege: {} tasks, {}",
@@ -2008,14 +2015,6 @@ fn json_out(path: &std::path::Path) -> Result<JsonOut> {
     Ok(std::io::BufWriter::new(w))
 }
 
-/// Where a job prints its tables: standard output, or standard error when `--json -` has it.
-fn tables_out(json: Option<&std::path::Path>) -> Box<dyn Write> {
-    match json {
-        Some(p) if p.as_os_str() == "-" => Box::new(std::io::stderr()),
-        _ => Box::new(std::io::stdout()),
-    }
-}
-
 /// Stores one red-team case as it completes.
 fn store_case(
     w: &mut gauntlet_store::Writer<'_>,
@@ -2195,7 +2194,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         w.finish("report", &report)?;
     }
     gauntlet_report::print_redteam(
-        &mut tables_out(a.json.as_deref()),
+        &mut gauntlet_report::tables_out(a.json.as_deref()),
         &head,
         a.framework.as_deref(),
         &report,
@@ -2314,6 +2313,10 @@ fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = gauntlet_llm::env::load(cli.env_file.as_deref()) {
+        eprintln!("error: --env-file: {e}");
+        return ExitStatus::Failed.into();
+    }
     let result = match cli.command {
         Command::Run(a) => cmd_run(*a),
         Command::Cases(c) => cmd_cases(c),

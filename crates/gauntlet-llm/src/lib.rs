@@ -4,11 +4,13 @@
 //! per-request timeouts, a token and cost ledger with an optional budget, and a content-addressed response
 //! cache for record/replay.
 //!
-//! API keys are read from environment variables when a provider is built and are never written anywhere:
+//! API keys are read from environment variables (or a `.env` file, [`env`]) when a provider is built and are never
+//! written anywhere:
 //! not to the cache (requests are keyed without headers), not to logs, not to reports.
 
 pub mod anthropic;
 pub mod cache;
+pub mod env;
 pub mod error;
 pub mod openai;
 pub mod pool;

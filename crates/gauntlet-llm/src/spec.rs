@@ -69,7 +69,7 @@ impl ModelSpec {
 /// organisation the official SDKs read from the environment (`OPENAI_BASE_URL` or `OPENAI_API_BASE`,
 /// `OPENAI_ORG_ID`, `ANTHROPIC_BASE_URL`). A base URL in the config file still wins.
 pub fn builtin_provider(name: &str) -> Option<ProviderConfig> {
-    builtin_provider_with(name, &|var| std::env::var(var).ok())
+    builtin_provider_with(name, &crate::env::var)
 }
 
 /// [`builtin_provider`] with the environment given as a lookup (for tests).
@@ -166,8 +166,8 @@ pub fn build_model(spec: &ModelSpec, cfg: &ProviderConfig) -> Result<Arc<dyn Cha
     let url = cfg.base_url.clone().unwrap_or_default();
     let key = match &cfg.api_key_env {
         None => None,
-        Some(var) => match std::env::var(var) {
-            Ok(k) if !k.is_empty() => Some(k),
+        Some(var) => match crate::env::var(var) {
+            Some(k) if !k.is_empty() => Some(k),
             _ => {
                 return Err(LlmError::Config(format!(
                     "model {}: the API key variable {var} is not set",

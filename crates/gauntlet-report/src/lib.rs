@@ -12,5 +12,5 @@ pub mod table;
 pub use json::JsonSink;
 pub use table::{
     print_redteam, print_run, privilege_table, redteam_table, risk_env_table, rung_table,
-    target_setting_table,
+    tables_out, target_setting_table,
 };

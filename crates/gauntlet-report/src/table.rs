@@ -324,3 +324,11 @@ pub fn print_redteam(
     }
     Ok(())
 }
+
+/// Where a job prints its tables: standard output, or standard error when `--json -` has taken standard output.
+pub fn tables_out(json: Option<&std::path::Path>) -> Box<dyn std::io::Write> {
+    match json {
+        Some(p) if p.as_os_str() == "-" => Box::new(std::io::stderr()),
+        _ => Box::new(std::io::stdout()),
+    }
+}

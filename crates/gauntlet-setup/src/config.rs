@@ -146,11 +146,13 @@ pub fn resolve_headers(
     headers
         .iter()
         .map(|(k, v)| match v.strip_prefix('$') {
-            Some(var) => std::env::var(var).map(|val| (k.clone(), val)).map_err(|_| {
-                SetupError::Config(format!(
-                    "target {target}: header {k} reads ${var}, which is not set"
-                ))
-            }),
+            Some(var) => gauntlet_llm::env::var(var)
+                .map(|val| (k.clone(), val))
+                .ok_or_else(|| {
+                    SetupError::Config(format!(
+                        "target {target}: header {k} reads ${var}, which is not set"
+                    ))
+                }),
             None => Ok((k.clone(), v.clone())),
         })
         .collect()

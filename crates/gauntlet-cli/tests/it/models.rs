@@ -525,3 +525,56 @@ fn a_model_that_refuses_every_request_stops_the_run_early() {
     let runs = gauntlet(&["runs", "list", "--store", &store.to_string_lossy()]);
     assert!(stdout(&runs).contains("failed"), "{}", stdout(&runs));
 }
+
+#[test]
+fn a_dotenv_file_supplies_the_key_and_base_url_without_overriding_the_environment() {
+    let m = crate::mock_model(serde_json::json!([]));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join(".env"),
+        format!(
+            "# local model\nexport OPENAI_BASE_URL=\"{}\"\nOPENAI_API_KEY=sk-from-dotenv # not a real key\n",
+            m.server.base_url()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let run = |extra: &[(&str, &str)], args: &[&str]| {
+        let mut c = assert_cmd::Command::cargo_bin("gauntlet").unwrap_or_else(|e| panic!("{e}"));
+        c.current_dir(dir.path())
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("OPENAI_API_BASE")
+            .env_remove("OPENAI_API_KEY");
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        c.args([
+            "run",
+            "-q",
+            "--no-store",
+            "--suite",
+            &fixture("mini").to_string_lossy(),
+        ])
+        .args(["--agent", "openai/literal", "--settings", "benign"])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let o = run(&[], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sent = m.server.stats().requests;
+    assert!(sent >= 1, "the .env base URL was not used: {}", stderr(&o));
+    // The environment wins over the file: a dead base URL set in the environment is what the preflight checks.
+    let o = run(&[("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("127.0.0.1:9"), "{}", stderr(&o));
+    // A named file that does not parse stops with file, line and column.
+    std::fs::write(dir.path().join("bad.env"), "OK=1\nnot a pair\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = run(&[], &["--env-file", "bad.env"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.env:2:1: expected NAME=value"),
+        "{}",
+        stderr(&o)
+    );
+}
