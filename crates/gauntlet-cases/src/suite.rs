@@ -73,7 +73,35 @@ pub fn load(source: &Source) -> Loaded {
         Source::Paths(paths) => {
             let mut files = Vec::new();
             for p in paths {
-                collect(p, &mut files, &mut diagnostics);
+                // `builtin` is the embedded suite, `builtin:mail` its cases of one service.
+                let builtin = p
+                    .to_str()
+                    .and_then(|s| s.strip_prefix("builtin"))
+                    .filter(|rest| rest.is_empty() || rest.starts_with(':'));
+                match builtin {
+                    Some(rest) => {
+                        let service = rest.trim_start_matches(':');
+                        let before = texts.len();
+                        texts.extend(
+                            BUILTIN_SUITE
+                                .iter()
+                                .filter(|(f, _)| {
+                                    service.is_empty()
+                                        || f.starts_with(&format!("suites/builtin/{service}/"))
+                                })
+                                .map(|(f, t)| (format!("builtin:{f}"), (*t).to_string())),
+                        );
+                        if texts.len() == before {
+                            diagnostics.push(Diagnostic::new(
+                                &p.display().to_string(),
+                                0,
+                                0,
+                                format!("the built-in suite has no service `{service}`"),
+                            ));
+                        }
+                    }
+                    _ => collect(p, &mut files, &mut diagnostics),
+                }
             }
             for f in files {
                 let name = f.display().to_string();
@@ -196,6 +224,19 @@ pub fn wildcard(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod choice_tests {
     use super::*;
+
+    #[test]
+    fn builtin_names_the_embedded_suite_and_builtin_service_one_service() {
+        let all = load(&Source::Paths(vec![PathBuf::from("builtin")]));
+        assert!(all.diagnostics.is_empty(), "{:?}", all.diagnostics);
+        assert_eq!(all.cases.len(), load(&Source::Builtin).cases.len());
+        let mail = load(&Source::Paths(vec![PathBuf::from("builtin:mail")]));
+        assert!(!mail.cases.is_empty() && mail.cases.len() < all.cases.len());
+        assert!(mail.cases.iter().all(|c| c.id.starts_with("mail.")));
+        let none = load(&Source::Paths(vec![PathBuf::from("builtin:fax")]));
+        assert!(none.cases.is_empty());
+        assert!(none.diagnostics[0].to_string().contains("no service `fax`"));
+    }
 
     #[test]
     fn wildcards_match_as_in_a_shell() {

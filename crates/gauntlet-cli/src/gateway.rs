@@ -51,7 +51,7 @@ pub struct ServeArgs {
     /// The case whose world to serve.
     #[arg(long, value_name = "ID")]
     case: String,
-    /// Case files or directories (default: the built-in suite).
+    /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite).
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
     /// The setting: `benign` and `direct` serve the world as it is; `indirect` and `multi` apply the case's

@@ -158,7 +158,7 @@ struct RedteamArgs {
 struct PrivilegeArgs {
     #[command(subcommand)]
     command: Option<PrivilegeCommand>,
-    /// Case files or directories (default: the built-in suite), or `agentdojo:FILE` (an AgentDojo export).
+    /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite), or `agentdojo:FILE` (an AgentDojo export).
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
     /// Defenses to score, comma-separated: allow-all, deny-all, tool-allowlist, exact-args, policy:FILE,
@@ -191,7 +191,7 @@ struct PrivilegeArgs {
 enum PrivilegeCommand {
     /// Generate and label the probe suite and write it as sorted-key JSON lines (export once, score many).
     Export {
-        /// Case files or directories (default: the built-in suite).
+        /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite).
         #[arg(long = "suite", value_name = "PATH")]
         suites: Vec<PathBuf>,
         /// Where to write the suite.
@@ -201,7 +201,7 @@ enum PrivilegeCommand {
     /// Print a stratified sample of labelled probes (by origin, family, label, label source and tier), each with
     /// its task, call, what executing it showed, label, tier and rule: the material to check the oracle by hand.
     Audit {
-        /// Case files or directories (default: the built-in suite), or `agentdojo:FILE`.
+        /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite), or `agentdojo:FILE`.
         #[arg(long = "suite", value_name = "PATH")]
         suites: Vec<PathBuf>,
         /// How many probes to draw.
@@ -243,7 +243,7 @@ enum PrivilegeCommand {
 
 #[derive(Args, serde::Serialize, serde::Deserialize)]
 struct RunArgs {
-    /// Case files or directories (default: the built-in suite).
+    /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite).
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
     /// Run only the cases whose id matches (repeatable; `*` and `?` are wildcards), e.g. --case 'mail.*'. A
@@ -424,14 +424,14 @@ enum CasesCommand {
 
 #[derive(Args)]
 struct SuiteArgs {
-    /// Case files or directories (default: the built-in suite).
+    /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite).
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
 }
 
 #[derive(Args)]
 struct PathArgs {
-    /// Case files or directories (default: the built-in suite).
+    /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite).
     paths: Vec<PathBuf>,
 }
 
