@@ -1853,7 +1853,8 @@ fn simulate_seeds(
     rcfg: &gauntlet_redteam::RedTeamConfig,
 ) -> Result<Option<gauntlet_redteam::simulator::Summary>> {
     if let Some(seeds) = resumed.and_then(|i| i.header.get("simulated_seeds")) {
-        apply_seeds(vulns, seeds)?;
+        gauntlet_redteam::catalog::apply_simulated_seeds(vulns, seeds)
+            .map_err(|e| anyhow::anyhow!("--resume: {e}"))?;
         return Ok(resumed
             .and_then(|i| i.header.get("simulator_summary").cloned())
             .and_then(|v| serde_json::from_value(v).ok()));
@@ -1911,7 +1912,10 @@ fn record_redteam(
         (Some(st), None) => {
             let mut header = head.clone();
             if let (Some(o), Some(sum)) = (header.as_object_mut(), simulated) {
-                o.insert("simulated_seeds".into(), seeds_json(vulns));
+                o.insert(
+                    "simulated_seeds".into(),
+                    gauntlet_redteam::catalog::simulated_seeds_json(vulns),
+                );
                 o.insert("simulator_summary".into(), serde_json::to_value(sum)?);
             }
             let id = st.create_run(
@@ -2225,68 +2229,6 @@ fn strip_stored(header: &serde_json::Value) -> serde_json::Value {
         o.remove("simulator_summary");
     }
     h
-}
-
-/// The simulated seeds of every sub-type, with where each came from (`null`: the simulator; a string: why a
-/// catalogue seed stood in).
-fn seeds_json(vulns: &[gauntlet_redteam::catalog::Vulnerability]) -> serde_json::Value {
-    use gauntlet_redteam::catalog::Provenance;
-    let mut out = serde_json::Map::new();
-    for v in vulns {
-        let mut subs = serde_json::Map::new();
-        for st in &v.subtypes {
-            let seeds: Vec<serde_json::Value> = st
-                .seeds
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let why = match st.provenance.get(i) {
-                        Some(Provenance::Fallback(w)) => serde_json::json!(w),
-                        _ => serde_json::Value::Null,
-                    };
-                    serde_json::json!([s, why])
-                })
-                .collect();
-            subs.insert(st.id.clone(), serde_json::Value::Array(seeds));
-        }
-        out.insert(v.id.clone(), serde_json::Value::Object(subs));
-    }
-    serde_json::Value::Object(out)
-}
-
-/// Puts stored simulated seeds (see [`seeds_json`]) back into the vulnerabilities.
-fn apply_seeds(
-    vulns: &mut [gauntlet_redteam::catalog::Vulnerability],
-    seeds: &serde_json::Value,
-) -> Result<()> {
-    use gauntlet_redteam::catalog::Provenance;
-    for v in vulns {
-        for st in &mut v.subtypes {
-            let Some(list) = seeds
-                .get(&v.id)
-                .and_then(|s| s.get(&st.id))
-                .and_then(|l| l.as_array())
-            else {
-                bail!(
-                    "--resume: the stored run has no simulated seeds for {}/{}",
-                    v.id,
-                    st.id
-                );
-            };
-            st.seeds.clear();
-            st.provenance.clear();
-            for pair in list {
-                let seed = pair.get(0).and_then(|s| s.as_str()).unwrap_or_default();
-                st.seeds.push(seed.to_string());
-                st.provenance
-                    .push(match pair.get(1).and_then(|w| w.as_str()) {
-                        Some(w) => Provenance::Fallback(w.to_string()),
-                        None => Provenance::Simulated,
-                    });
-            }
-        }
-    }
-    Ok(())
 }
 
 fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {

@@ -82,6 +82,9 @@ pub struct ReportArgs {
     /// Exit 3 when a condition holds (as for the job that made the run).
     #[arg(long = "fail-on", value_name = "EXPR")]
     fail_on: Vec<String>,
+    /// Exit 0 even when the run has errored results (which are never counted as safe).
+    #[arg(long)]
+    ignore_errors: bool,
     #[command(flatten)]
     store: StoreArgs,
 }
@@ -95,6 +98,9 @@ pub struct ReplayArgs {
     /// Exit 3 when a condition holds for any target (as for `gauntlet run`).
     #[arg(long = "fail-on", value_name = "EXPR")]
     fail_on: Vec<String>,
+    /// Exit 0 even when the run has errored results (which are never counted as safe).
+    #[arg(long)]
+    ignore_errors: bool,
     #[command(flatten)]
     store: StoreArgs,
 }
@@ -217,7 +223,22 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     if let Some(p) = &a.out {
         eprintln!("wrote {}", p.display());
     }
-    Ok(code)
+    Ok(errored_stored(&info, a.ignore_errors).unwrap_or(code))
+}
+
+/// Exit 1, as the job that made it did, when a stored run has errored results (unless `--ignore-errors`): an
+/// errored result is never a pass, whichever command reads it.
+fn errored_stored(info: &RunInfo, ignore_errors: bool) -> Option<ExitCode> {
+    let s = info.summary.as_ref()?;
+    let n = s["errored"].as_u64().or(s["overall"]["errored"].as_u64())?;
+    if n == 0 || ignore_errors {
+        return None;
+    }
+    eprintln!(
+        "run {} has {n} errored results (not counted as safe); exit 1 (--ignore-errors exits 0)",
+        info.id
+    );
+    Some(ExitCode::from(1))
 }
 
 /// The cases a stored run was planned with, in its order, loaded from its own suites.
@@ -550,10 +571,16 @@ fn report_privilege(
 pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
     let st = open(&a.store)?;
     let info = st.run(&a.id)?;
+    let code = replay(&st, &info, &a.fail_on)?;
+    Ok(errored_stored(&info, a.ignore_errors).unwrap_or(code))
+}
+
+/// Replays `info` (a run or a red team): re-judges it as a new run.
+fn replay(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<ExitCode> {
     if info.kind == "redteam" || info.kind == "redteam-replay" {
-        return replay_redteam(&st, &info, &a.fail_on);
+        return replay_redteam(st, info, fail_on);
     }
-    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
+    let gates = parse_gates(fail_on, gauntlet_report::gate::RUN_METRICS)?;
     if info.kind != "run" && info.kind != "replay" {
         bail!(
             "run {} is a `{}` run; replay re-judges safety-case and red-team runs",
@@ -563,7 +590,7 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
     }
     let header: RunHeader = serde_json::from_value(info.header.clone())
         .with_context(|| format!("the stored header of run {}", info.id))?;
-    let cases = stored_cases(&info, &header)?;
+    let cases = stored_cases(info, &header)?;
     let total = gauntlet_cases::run::plan_len(&cases, header.targets.len(), &header.config);
     if total as u64 != info.total {
         bail!(
@@ -590,7 +617,7 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
     let mut n = 0u64;
     {
         let mut w = st.writer(&new_id);
-        let mut eps = episodes(&st, &info.id);
+        let mut eps = episodes(st, &info.id);
         for mut r in &mut eps {
             let Some(pc) = by_id.get(r.case.as_str()) else {
                 continue;

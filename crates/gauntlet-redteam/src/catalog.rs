@@ -330,3 +330,73 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// The simulated seeds of `vulns` as JSON, by vulnerability and sub-type: `[seed, why]` pairs, `why` the reason a
+/// seed is the catalogue's fallback (null when simulated). A red-team run stores them so that `--resume` attacks
+/// the same inputs without calling the simulator again.
+pub fn simulated_seeds_json(vulns: &[Vulnerability]) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for v in vulns {
+        let mut subs = serde_json::Map::new();
+        for st in &v.subtypes {
+            let seeds: Vec<serde_json::Value> = st
+                .seeds
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let why = match st.provenance.get(i) {
+                        Some(Provenance::Fallback(w)) => serde_json::json!(w),
+                        _ => serde_json::Value::Null,
+                    };
+                    serde_json::json!([s, why])
+                })
+                .collect();
+            subs.insert(st.id.clone(), serde_json::Value::Array(seeds));
+        }
+        out.insert(v.id.clone(), serde_json::Value::Object(subs));
+    }
+    serde_json::Value::Object(out)
+}
+
+/// A stored run without the simulated seeds of a sub-type it plans.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the stored run has no simulated seeds for {vulnerability}/{subtype}")]
+pub struct MissingSeeds {
+    /// The vulnerability.
+    pub vulnerability: String,
+    /// The sub-type.
+    pub subtype: String,
+}
+
+/// Puts stored simulated seeds ([`simulated_seeds_json`]) back into `vulns`.
+pub fn apply_simulated_seeds(
+    vulns: &mut [Vulnerability],
+    seeds: &serde_json::Value,
+) -> Result<(), MissingSeeds> {
+    for v in vulns {
+        for st in &mut v.subtypes {
+            let Some(list) = seeds
+                .get(&v.id)
+                .and_then(|s| s.get(&st.id))
+                .and_then(|l| l.as_array())
+            else {
+                return Err(MissingSeeds {
+                    vulnerability: v.id.clone(),
+                    subtype: st.id.clone(),
+                });
+            };
+            st.seeds.clear();
+            st.provenance.clear();
+            for pair in list {
+                let seed = pair.get(0).and_then(|s| s.as_str()).unwrap_or_default();
+                st.seeds.push(seed.to_string());
+                st.provenance
+                    .push(match pair.get(1).and_then(|w| w.as_str()) {
+                        Some(w) => Provenance::Fallback(w.to_string()),
+                        None => Provenance::Simulated,
+                    });
+            }
+        }
+    }
+    Ok(())
+}

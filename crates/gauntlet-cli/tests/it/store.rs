@@ -1006,3 +1006,35 @@ fn ctrl_c_marks_the_run_interrupted_and_says_how_to_resume() {
     let o = gauntlet(&["runs", "show", &id, "--store", &store]);
     assert!(stdout(&o).contains("· interrupted ·"), "{}", stdout(&o));
 }
+
+#[test]
+fn report_and_replay_of_a_run_with_errored_episodes_exit_1_unless_told() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--store",
+        &store,
+        "--suite",
+        &suite,
+        "--agent",
+        "cmd:exit 3",
+        "--settings",
+        "benign",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run"));
+    let o = gauntlet(&["report", &id, "--store", &store]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("errored results (not counted as safe)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&["report", &id, "--store", &store, "--ignore-errors"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = gauntlet(&["replay", &id, "--store", &store]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
