@@ -47,6 +47,15 @@ pub enum LlmError {
     /// The model spec or configuration is unusable.
     #[error("{0}")]
     Config(String),
+    /// The reply was cut at the token limit, also after one retry with twice the limit: its text is incomplete and
+    /// its tool calls may be, so it is not used.
+    #[error(
+        "reply cut at the {limit}-token limit (also after a retry with twice the limit); raise the role's limit (`pool.max_tokens.ROLE` in --config)"
+    )]
+    Truncated {
+        /// The last limit tried.
+        limit: u32,
+    },
     /// Not sent: the pool's circuit breaker stopped requests to this model after it refused every one (see
     /// [`crate::Pool::stopped`]).
     #[error("not sent: {0}")]

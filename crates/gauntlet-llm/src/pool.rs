@@ -36,6 +36,8 @@ pub struct PoolConfig {
     pub price_out: f64,
     /// Stop sending new requests once this much has been spent (USD).
     pub budget: Option<f64>,
+    /// The reply limit of this pool's role, replacing the limit each request asks for (none: the request's own).
+    pub max_tokens: Option<u32>,
 }
 
 impl Default for PoolConfig {
@@ -51,6 +53,7 @@ impl Default for PoolConfig {
             price_in: 0.0,
             price_out: 0.0,
             budget: None,
+            max_tokens: None,
         }
     }
 }
@@ -73,6 +76,7 @@ pub struct Ledger {
     micro_usd: AtomicU64,
     retry_wait_ms: AtomicU64,
     fail_fast: AtomicU64,
+    truncated: AtomicU64,
 }
 
 /// A copy of a ledger's counters.
@@ -107,6 +111,8 @@ pub struct LedgerSnapshot {
     pub retry_wait_ms: u64,
     /// Connection failures returned without retrying because the provider was already found unreachable.
     pub fail_fast: u64,
+    /// Replies cut at the token limit (each retried once with twice the limit).
+    pub truncated: u64,
 }
 
 impl Ledger {
@@ -128,6 +134,7 @@ impl Ledger {
             cost_usd: g(&self.micro_usd) as f64 / 1e6,
             retry_wait_ms: g(&self.retry_wait_ms),
             fail_fast: g(&self.fail_fast),
+            truncated: g(&self.truncated),
         }
     }
 
@@ -153,6 +160,7 @@ impl Ledger {
         }
         add(&self.retry_wait_ms, earlier.retry_wait_ms);
         add(&self.fail_fast, earlier.fail_fast);
+        add(&self.truncated, earlier.truncated);
     }
 
     fn count_error(&self, e: &LlmError) {
@@ -371,6 +379,38 @@ impl Pool {
     }
 
     async fn send(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let limited;
+        let req = match self.cfg.max_tokens {
+            Some(m) if req.max_tokens != Some(m) => {
+                limited = ChatRequest {
+                    max_tokens: Some(m),
+                    ..req.clone()
+                };
+                &limited
+            }
+            _ => req,
+        };
+        let resp = self.send_cached(req).await?;
+        if !truncated(&resp) {
+            return Ok(resp);
+        }
+        // A reply cut at the limit is incomplete (a JSON verdict, a tool call's arguments): once, ask again with
+        // twice the room; if that is cut too, the reply is not used.
+        self.ledger.truncated.fetch_add(1, Ordering::Relaxed);
+        let limit = req.max_tokens.unwrap_or(4096).saturating_mul(2);
+        let wider = ChatRequest {
+            max_tokens: Some(limit),
+            ..req.clone()
+        };
+        let resp = self.send_cached(&wider).await?;
+        if truncated(&resp) {
+            self.ledger.truncated.fetch_add(1, Ordering::Relaxed);
+            return Err(LlmError::Truncated { limit });
+        }
+        Ok(resp)
+    }
+
+    async fn send_cached(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let key = self
             .cache
             .as_ref()
@@ -497,6 +537,12 @@ impl Pool {
     }
 }
 
+/// Whether the provider says it stopped at the token limit (`length` in the OpenAI API, `max_tokens` in
+/// Anthropic's).
+fn truncated(resp: &ChatResponse) -> bool {
+    matches!(resp.finish_reason.as_str(), "length" | "max_tokens")
+}
+
 impl ChatModel for Pool {
     fn name(&self) -> &str {
         self.inner.name()
@@ -559,6 +605,73 @@ mod tests {
             temperature: None,
             max_tokens: None,
         }
+    }
+
+    /// A model whose first `cut` replies stop at the token limit; it records the limit of every request.
+    struct Cut {
+        cut: usize,
+        limits: Mutex<Vec<Option<u32>>>,
+    }
+
+    impl ChatModel for Cut {
+        fn name(&self) -> &str {
+            "cut/model"
+        }
+        fn chat<'a>(&'a self, req: &'a ChatRequest) -> ModelFuture<'a> {
+            let n = self
+                .limits
+                .lock()
+                .map(|mut l| {
+                    l.push(req.max_tokens);
+                    l.len()
+                })
+                .unwrap_or(0);
+            let finish = if n <= self.cut { "length" } else { "stop" };
+            Box::pin(async move {
+                Ok(ChatResponse {
+                    content: "{\"score\": 1, \"reas".into(),
+                    tool_calls: vec![],
+                    usage: Usage::default(),
+                    finish_reason: finish.into(),
+                })
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_cut_reply_is_asked_again_with_twice_the_room_then_refused() {
+        let cfg = PoolConfig {
+            max_tokens: Some(300),
+            ..PoolConfig::default()
+        };
+        let once = Arc::new(Cut {
+            cut: 1,
+            limits: Mutex::new(vec![]),
+        });
+        let p = Pool::new(once.clone(), cfg.clone(), None);
+        assert!(p.chat(&request()).await.is_ok());
+        let seen = once.limits.lock().map(|l| l.clone()).unwrap_or_default();
+        assert_eq!(
+            seen,
+            vec![Some(300), Some(600)],
+            "the role's limit, then twice it"
+        );
+        assert_eq!(p.ledger().snapshot().truncated, 1);
+        let always = Arc::new(Cut {
+            cut: usize::MAX,
+            limits: Mutex::new(vec![]),
+        });
+        let p = Pool::new(always, cfg, None);
+        let r = p.chat(&request()).await;
+        assert!(
+            matches!(r, Err(LlmError::Truncated { limit: 600 })),
+            "{r:?}"
+        );
+        assert!(
+            r.err()
+                .is_some_and(|e| e.to_string().contains("pool.max_tokens")),
+            "the error says which setting raises it"
+        );
     }
 
     #[tokio::test]

@@ -89,7 +89,21 @@ pub struct PoolSettings {
     pub max_retries: Option<u32>,
     /// Stop sending model requests once this many USD are spent (per model).
     pub budget_usd: Option<f64>,
+    /// Reply limits in tokens by role (`target`, `attacker`, `judge`, `simulator`, `defense`, `generator`),
+    /// replacing each request's own; a reply cut at the limit is asked again once with twice the room.
+    #[serde(default)]
+    pub max_tokens: BTreeMap<String, u32>,
 }
+
+/// The roles a model pool can have, for `pool.max_tokens`.
+pub const ROLES: [&str; 6] = [
+    "target",
+    "attacker",
+    "judge",
+    "simulator",
+    "defense",
+    "generator",
+];
 
 impl Config {
     /// Loads `path` if given, else the defaults.

@@ -97,5 +97,14 @@ mod tests {
             panic!("an unknown defense is refused")
         };
         assert!(e.to_string().starts_with("--defense: "), "{e}");
+        let mut typo = Config::default();
+        typo.pool.max_tokens.insert("jduge".into(), 100);
+        let Err(e) = Models::build(&typo, false, Limits::default(), None) else {
+            panic!("an unknown role is refused")
+        };
+        assert!(
+            e.to_string().contains("pool.max_tokens.jduge: not a role"),
+            "{e}"
+        );
     }
 }

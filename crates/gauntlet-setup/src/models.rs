@@ -25,6 +25,8 @@ pub struct Models {
     /// What each pool spent in the earlier processes of a resumed run, carried into the pool when it is made.
     earlier: std::collections::BTreeMap<String, gauntlet_llm::LedgerSnapshot>,
     pool_cfg: gauntlet_llm::PoolConfig,
+    /// Reply limits by role (`pool.max_tokens`).
+    role_limits: std::collections::BTreeMap<String, u32>,
     cache: Option<gauntlet_llm::Cache>,
     providers: std::collections::BTreeMap<String, gauntlet_llm::ProviderConfig>,
     /// Every endpoint the job will call, for the preflight check.
@@ -70,12 +72,23 @@ impl Models {
             pool_cfg.max_retries = r;
         }
         pool_cfg.budget = limits.budget.or(p.budget_usd);
+        if let Some(role) = p
+            .max_tokens
+            .keys()
+            .find(|r| !crate::config::ROLES.contains(&r.as_str()))
+        {
+            return Err(SetupError::Config(format!(
+                "--config: pool.max_tokens.{role}: not a role; roles are {}",
+                crate::config::ROLES.join(", ")
+            )));
+        }
         Ok(Models {
             runtime,
             pools: Default::default(),
             endpoints: Default::default(),
             earlier: Default::default(),
             pool_cfg,
+            role_limits: p.max_tokens.clone(),
             cache,
             providers: cfg.providers.clone(),
         })
@@ -191,6 +204,7 @@ impl Models {
         let mut cfg = self.pool_cfg.clone();
         cfg.price_in = provider.price_in.unwrap_or(0.0);
         cfg.price_out = provider.price_out.unwrap_or(0.0);
+        cfg.max_tokens = self.role_limits.get(role).copied();
         let pool = std::sync::Arc::new(gauntlet_llm::Pool::new(model, cfg, self.cache.clone()));
         if let Some(e) = self.earlier.get(&key) {
             pool.ledger().carry(e);
@@ -316,7 +330,7 @@ impl Models {
         for (name, pool) in self.pools().iter() {
             let s = pool.ledger().snapshot();
             lines.push(format!(
-                "model {name}: {} requests ({} ok, {} retries: {} rate-limited, {} server errors, {} timeouts, {} malformed, {} other failures; {} cache hits){}, {} prompt + {} completion tokens, ${:.4}",
+                "model {name}: {} requests ({} ok, {} retries: {} rate-limited, {} server errors, {} timeouts, {} malformed, {} other failures; {} cache hits){}{}, {} prompt + {} completion tokens, ${:.4}",
                 s.requests,
                 s.ok,
                 s.retries,
@@ -326,6 +340,11 @@ impl Models {
                 s.malformed,
                 s.other_errors,
                 s.cache_hits,
+                if s.truncated > 0 {
+                    format!("; {} replies cut at the token limit", s.truncated)
+                } else {
+                    String::new()
+                },
                 if s.fail_fast > 0 {
                     format!(
                         "; unreachable: {} requests failed without retrying",
