@@ -68,6 +68,8 @@ pub struct TargetConfig {
     pub system_prompt: Option<String>,
     /// Model steps per user turn of an LLM target.
     pub max_steps: Option<u32>,
+    /// The most tool calls of one reply an LLM target has executed (default 16); the rest get an error result.
+    pub max_calls_per_reply: Option<usize>,
     /// Request headers of an HTTP target; values of the form `$NAME` are read from the environment.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,

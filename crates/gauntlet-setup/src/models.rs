@@ -257,13 +257,12 @@ impl Models {
         }
         let pool = self.pool("target", spec, flag)?;
         let steps = tc.max_steps.unwrap_or(max_steps);
-        Ok(Box::new(gauntlet_agents::LlmTarget::new(
-            spec,
-            pool,
-            tc.system_prompt,
-            steps,
-            self.handle()?,
-        )))
+        let t =
+            gauntlet_agents::LlmTarget::new(spec, pool, tc.system_prompt, steps, self.handle()?);
+        Ok(Box::new(match tc.max_calls_per_reply {
+            Some(n) => t.with_max_calls_per_reply(n),
+            None => t,
+        }))
     }
 
     /// The pools made so far.
