@@ -71,6 +71,43 @@ enum Command {
     /// The tool gateway over MCP: serve a case's sandbox to any MCP client, or proxy a real MCP server.
     #[command(subcommand)]
     Gateway(gateway::GatewayCommand),
+    /// What this machine and configuration have and lack: store, providers (key set, reachable), the models
+    /// named with --model (one request each: latency, tool calling, structured output), Python's MCP SDK, Chromium.
+    Doctor(DoctorArgs),
+}
+
+/// `gauntlet doctor`
+#[derive(Args)]
+struct DoctorArgs {
+    /// Models to try with one short request each (repeatable): `provider/model`.
+    #[arg(long = "model", value_name = "SPEC")]
+    models: Vec<String>,
+    /// Config file (YAML): providers, targets, pool limits.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Seconds to wait for each endpoint and request.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    timeout: f64,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+/// `gauntlet doctor`: one line per check; exit 2 when something a named model or the store needs is missing.
+fn cmd_doctor(a: DoctorArgs) -> Result<ExitCode> {
+    let cfg = config::Config::load_opt(a.config.as_deref())?;
+    let timeout = std::time::Duration::from_secs_f64(a.timeout.max(0.1));
+    let checks = gauntlet_setup::doctor::check(&cfg, &a.store.path, &a.models, timeout);
+    for c in &checks {
+        println!("{:<8} {:<36} {}", c.status.as_str(), c.item, c.detail);
+    }
+    let failed = checks
+        .iter()
+        .any(|c| c.status == gauntlet_setup::doctor::Status::Failed);
+    Ok(if failed {
+        ExitStatus::Failed.into()
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 #[derive(Args, serde::Serialize, serde::Deserialize)]
@@ -673,47 +710,6 @@ fn record_run(
     })
 }
 
-/// The run's progress line.
-/// The ETA is shown once a full wave of `workers` episodes has finished: before that, the first episodes' time
-/// (start-up, the first model replies) says little about the rate.
-fn progress_text(
-    p: &gauntlet_cases::ProgressInfo,
-    started: Instant,
-    models: &Models,
-    workers: usize,
-) -> String {
-    let elapsed = started.elapsed().as_secs_f64();
-    let eta = if p.done >= workers.max(1) {
-        format!(
-            "{:.0}s",
-            elapsed / p.done as f64 * (p.total - p.done) as f64
-        )
-    } else {
-        "–".to_string()
-    };
-    let asr = if p.valid > 0 {
-        format!("{:.1}%", 100.0 * p.violated as f64 / p.valid as f64)
-    } else {
-        "–".into()
-    };
-    let width = 24;
-    let filled = (width * p.done).checked_div(p.total).unwrap_or(width);
-    let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
-    let cost = models.cost();
-    format!(
-        "[{bar}] {}/{} episodes, ETA {eta} | ASR so far {asr} | errored {} | {} tokens{}",
-        p.done,
-        p.total,
-        p.errored,
-        p.tokens,
-        if cost > 0.0 {
-            format!(" | ${cost:.4}")
-        } else {
-            String::new()
-        }
-    )
-}
-
 /// Ends a recorded run (nothing without a store): its models' ledgers saved, then complete with `summary`, or
 /// failed when there is none; a Ctrl-C after this no longer marks it interrupted. A failed run's ledger is saved
 /// on a best-effort basis: the run's own error is what the user must see.
@@ -886,7 +882,12 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let progress = |p: &gauntlet_cases::ProgressInfo| {
         if let Some(t) = &ticker {
             t.set(
-                progress_text(p, started, &models, concurrency),
+                gauntlet_report::progress::run_line(
+                    p,
+                    started.elapsed().as_secs_f64(),
+                    models.cost(),
+                    concurrency,
+                ),
                 p.done == p.total,
             );
         }
@@ -2051,28 +2052,12 @@ impl CasesSeen {
         if let Some(t) = &self.ticker {
             let t_ = &self.tally;
             let done = (t_.passing + t_.failing + t_.errored + t_.unjudged) as usize;
-            t.set(redteam_progress(t_, self.total), done == self.total);
+            t.set(
+                gauntlet_report::progress::redteam_line(t_, self.total),
+                done == self.total,
+            );
         }
     }
-}
-
-/// The red team's progress line.
-fn redteam_progress(t: &gauntlet_redteam::job::Tally, total: usize) -> String {
-    let done = (t.passing + t.failing + t.errored + t.unjudged) as usize;
-    let width = 24;
-    let filled = (width * done)
-        .checked_div(total)
-        .unwrap_or(width)
-        .min(width);
-    format!(
-        "[{}{}] {done}/{total} cases | passing {} | failing {} | errored {} | unjudged {}",
-        "#".repeat(filled),
-        "-".repeat(width - filled),
-        t.passing,
-        t.failing,
-        t.errored,
-        t.unjudged
-    )
 }
 
 fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
@@ -2269,6 +2254,7 @@ fn main() -> ExitCode {
         Command::Report(r) => stored::cmd_report(r),
         Command::Replay(r) => stored::cmd_replay(r),
         Command::Gateway(g) => gateway::cmd_gateway(g),
+        Command::Doctor(d) => cmd_doctor(d),
     };
     match result {
         Ok(code) => code,

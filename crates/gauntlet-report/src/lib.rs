@@ -7,6 +7,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod progress;
 pub mod table;
 
 pub use json::JsonSink;

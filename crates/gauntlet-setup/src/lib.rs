@@ -5,6 +5,7 @@
 //! means the same thing everywhere.
 
 pub mod config;
+pub mod doctor;
 mod models;
 
 pub use config::Config;

@@ -578,3 +578,60 @@ fn a_dotenv_file_supplies_the_key_and_base_url_without_overriding_the_environmen
         stderr(&o)
     );
 }
+
+#[test]
+fn doctor_reports_the_store_providers_and_a_model_s_abilities_without_showing_keys() {
+    let m = mock(MockConfig::default());
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = config(dir.path(), &m.server.base_url());
+    let store = dir.path().join("g.db");
+    let o = assert_cmd::Command::cargo_bin("gauntlet")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .env("OPENAI_API_KEY", "sk-secret-value-123")
+        .args([
+            "doctor",
+            "--config",
+            &cfg,
+            "--model",
+            "mock/literal",
+            "--timeout",
+            "3",
+        ])
+        .args(["--store", &store.to_string_lossy()])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("ok       store"), "{out}");
+    assert!(out.contains("key OPENAI_API_KEY set"), "{out}");
+    assert!(
+        !out.contains("sk-secret-value-123"),
+        "a key is never shown: {out}"
+    );
+    let line = out
+        .lines()
+        .find(|l| l.contains("model mock/literal"))
+        .unwrap_or_else(|| panic!("no model line: {out}"));
+    assert!(
+        line.starts_with("ok") && line.contains("answered in"),
+        "{line}"
+    );
+    // A model that cannot answer fails the doctor, with the cause.
+    let bad = config(dir.path(), "http://127.0.0.1:9/v1");
+    let o = gauntlet(&[
+        "doctor",
+        "--config",
+        &bad,
+        "--model",
+        "mock/literal",
+        "--timeout",
+        "2",
+        "--no-store",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("FAILED   model mock/literal"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -11,9 +11,10 @@ const LONG_CEILING: usize = 9;
 /// Lines of the binary crate's sources (the goal is 2,000). Raised from 4,260 to 4,710 on 2026-12-02 by Ctrl-C
 /// handling, the progress line, errored causes, `--case`/`--limit`, the preflight and the split of the long commands;
 /// lowered to 4,250 the same day when `Models` and the config file moved to `gauntlet-setup`, to 4,150 when the run
-/// and red-team tables moved to `gauntlet-report`, and to 4,120 when the simulated seeds moved to `gauntlet-redteam`.
-/// Getting to 2,000 means moving the commands' domain steps into the libraries too.
-const CLI_LINES_CEILING: usize = 4_120;
+/// and red-team tables moved to `gauntlet-report`, to 4,120 when the simulated seeds moved to `gauntlet-redteam`, and
+/// to 4,110 when the progress lines moved to `gauntlet-report` (which paid for `gauntlet doctor`). Getting to 2,000
+/// means moving the commands' domain steps into the libraries too.
+const CLI_LINES_CEILING: usize = 4_110;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
