@@ -4,6 +4,7 @@ mod cases;
 mod defenses;
 mod mcp;
 mod models;
+mod readme;
 mod redteam;
 mod run;
 mod shape;

@@ -1,0 +1,68 @@
+//! The README's usage block stays true: every `gauntlet …` line names a command that exists and only flags that
+//! command has.
+
+use crate::gauntlet;
+
+/// The `gauntlet …` lines of the README's `## Usage` code block.
+fn usage_lines() -> Vec<String> {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .unwrap_or_else(|e| panic!("README.md: {e}"));
+    let usage = readme
+        .split("## Usage")
+        .nth(1)
+        .unwrap_or_else(|| panic!("README.md has no ## Usage"));
+    let block = usage
+        .split("```")
+        .nth(1)
+        .unwrap_or_else(|| panic!("## Usage has no code block"));
+    block
+        .lines()
+        .map(|l| l.split(" # ").next().unwrap_or(l))
+        .flat_map(|l| l.split(" && "))
+        .map(|l| l.trim().to_string())
+        .filter(|l| l.starts_with("gauntlet "))
+        .collect()
+}
+
+#[test]
+fn every_command_and_flag_in_the_readme_usage_exists() {
+    let lines = usage_lines();
+    assert!(lines.len() >= 10, "{} usage lines", lines.len());
+    for line in lines {
+        let words: Vec<&str> = line.split_whitespace().skip(1).collect();
+        let names: Vec<&str> = words
+            .iter()
+            .take(2)
+            .copied()
+            .take_while(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase()))
+            .collect();
+        // The help of the deepest command the line names (a second word may be an argument, not a subcommand).
+        let help = (1..=names.len())
+            .rev()
+            .map(|n| {
+                let mut args = names[..n].to_vec();
+                args.push("--help");
+                gauntlet(&args)
+            })
+            .find(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_else(|| panic!("`{line}`: no such command"));
+        for flag in words.iter().filter(|w| w.starts_with("--")) {
+            // Usage notation around a flag (`[--json | --markdown]`) is not part of it.
+            let flag = flag
+                .split('=')
+                .next()
+                .unwrap_or(flag)
+                .trim_end_matches([']', ')', ',']);
+            assert!(
+                help.contains(&format!("{flag} "))
+                    || help.contains(&format!("{flag}\n"))
+                    || help.contains(&format!("{flag},")),
+                "`{line}`: {flag} is not a flag of `gauntlet {}`",
+                names.join(" ")
+            );
+        }
+    }
+}
