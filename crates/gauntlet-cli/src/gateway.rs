@@ -220,8 +220,9 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
         record.verdict.clone(),
         record.task_success,
     );
+    let errored = record.error.is_some();
     if let Some(e) = &record.error {
-        eprintln!("gauntlet gateway: {calls} calls; the session is errored: {e}");
+        eprintln!("gauntlet gateway: {calls} calls; the session is errored (exit 1): {e}");
     } else {
         eprintln!(
             "gauntlet gateway: {calls} calls; case {}: {:?}{}; task {}",
@@ -284,7 +285,8 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
         models.save_ledger(&st, &id)?;
     }
     crate::report_models(&models);
-    Ok(ExitCode::SUCCESS)
+    // An errored session is not a pass, whatever its partial verdict.
+    Ok(ExitCode::from(u8::from(errored)))
 }
 
 /// Parses `'Name: value'`, replacing each `${VAR}` in the value by `env(VAR)`. Errors name the header and the

@@ -486,9 +486,14 @@ fn a_session_whose_model_defense_fails_is_errored_not_held() {
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mail__list","arguments":{}}}"#,
         ],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an errored session exits 1: {}",
+        stderr(&o)
+    );
     assert!(
-        stderr(&o).contains("the session is errored: defense alignment-check:dead/guard"),
+        stderr(&o).contains("the session is errored (exit 1): defense alignment-check:dead/guard"),
         "{}",
         stderr(&o)
     );
