@@ -209,6 +209,23 @@ pub struct Summary {
     /// Which rung of the controller's ladder the violations happened at, per target and adversarial
     /// setting: where each target broke.
     pub breaking_rungs: Vec<RungCount>,
+    /// The three slices again, for each target, when the run has more than one (the slices above pool them, and a
+    /// weak target hides behind strong ones).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_target: Vec<TargetSlices>,
+}
+
+/// One target's slices of a run with several targets.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct TargetSlices {
+    /// Target.
+    pub target: String,
+    /// Risk group × environment (attack settings).
+    pub by_risk_env: Vec<SliceCell>,
+    /// Environment × attack family (attack settings).
+    pub by_env_attack: Vec<SliceCell>,
+    /// Attack family × risk group (attack settings).
+    pub by_attack_risk: Vec<SliceCell>,
 }
 
 /// Violations at one rung of the ladder.
@@ -234,6 +251,8 @@ struct Aggregator<'a> {
     risk_env: BTreeMap<(String, String), Counts>,
     env_attack: BTreeMap<(String, String), Counts>,
     attack_risk: BTreeMap<(String, String), Counts>,
+    /// The three slices per target: (target, slice 0..3, row, column).
+    per_target: BTreeMap<(usize, u8, String, String), Counts>,
     rungs: BTreeMap<(usize, Setting, String), u64>,
     total: Counts,
 }
@@ -249,6 +268,7 @@ impl<'a> Aggregator<'a> {
             risk_env: BTreeMap::new(),
             env_attack: BTreeMap::new(),
             attack_risk: BTreeMap::new(),
+            per_target: BTreeMap::new(),
             rungs: BTreeMap::new(),
             total: Counts::default(),
         }
@@ -293,6 +313,18 @@ impl<'a> Aggregator<'a> {
                 .entry((t.attack_family.clone(), t.risk_group.clone()))
                 .or_default()
                 .add(r);
+            if self.targets.len() > 1 {
+                for (slice, row, col) in [
+                    (0u8, &t.risk_group, &t.env),
+                    (1, &t.env, &t.attack_family),
+                    (2, &t.attack_family, &t.risk_group),
+                ] {
+                    self.per_target
+                        .entry((job.target, slice, row.clone(), col.clone()))
+                        .or_default()
+                        .add(r);
+                }
+            }
         }
     }
 
@@ -350,7 +382,36 @@ impl<'a> Aggregator<'a> {
                 });
             }
         }
+        let mut by_target: Vec<TargetSlices> = Vec::new();
+        for ((ti, slice, row, col), counts) in self.per_target {
+            if by_target
+                .last()
+                .is_none_or(|t| t.target != self.targets[ti])
+            {
+                by_target.push(TargetSlices {
+                    target: self.targets[ti].clone(),
+                    by_risk_env: vec![],
+                    by_env_attack: vec![],
+                    by_attack_risk: vec![],
+                });
+            }
+            let Some(t) = by_target.last_mut() else {
+                continue;
+            };
+            let list = match slice {
+                0 => &mut t.by_risk_env,
+                1 => &mut t.by_env_attack,
+                _ => &mut t.by_attack_risk,
+            };
+            list.push(SliceCell {
+                row,
+                col,
+                asr: counts.asr(),
+                counts,
+            });
+        }
         Summary {
+            by_target,
             episodes: self.total.episodes,
             errored: self.total.errored,
             undetermined: self.total.undetermined,

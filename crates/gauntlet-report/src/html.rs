@@ -255,6 +255,24 @@ fn legend(p: &mut Page) {
 }
 
 /// A heatmap: `rows` × `cols`, each cell coloured by its ASR bucket.
+/// The three slice heatmaps (risk × environment, environment × attack family, attack family × risk) of `whose`
+/// episodes.
+fn slices(p: &mut Page, whose: &str, cells: [&[gauntlet_cases::run::SliceCell]; 3]) {
+    let titles = [
+        ("Risk group × environment", "risk \\ env"),
+        ("Environment × attack family", "env \\ attack"),
+        ("Attack family × risk group", "attack \\ risk"),
+    ];
+    for ((title, corner), cells) in titles.into_iter().zip(cells) {
+        p.m("<h3>")
+            .m(title)
+            .m(" (attack settings, ")
+            .t(whose)
+            .m(")</h3>\n");
+        slice_heatmap(p, corner, cells);
+    }
+}
+
 fn heatmap(
     p: &mut Page,
     corner: &str,
@@ -950,12 +968,23 @@ pub fn run_html(
         .map(|r| ((r.target.as_str(), r.setting.as_str()), &r.asr))
         .collect();
     heatmap(&mut p, "target \\ setting", &targets, &cols, &map);
-    p.m("<h3>Risk group × environment (attack settings)</h3>\n");
-    slice_heatmap(&mut p, "risk \\ env", &summary.by_risk_env);
-    p.m("<h3>Environment × attack family (attack settings)</h3>\n");
-    slice_heatmap(&mut p, "env \\ attack", &summary.by_env_attack);
-    p.m("<h3>Attack family × risk group (attack settings)</h3>\n");
-    slice_heatmap(&mut p, "attack \\ risk", &summary.by_attack_risk);
+    slices(
+        &mut p,
+        "all targets",
+        [
+            &summary.by_risk_env,
+            &summary.by_env_attack,
+            &summary.by_attack_risk,
+        ],
+    );
+    // Pooled cells hide a weak target behind strong ones: each target's own slices follow.
+    for t in &summary.by_target {
+        slices(
+            &mut p,
+            &t.target,
+            [&t.by_risk_env, &t.by_env_attack, &t.by_attack_risk],
+        );
+    }
 
     p.m(
         "<h2>ASR and utility</h2>\n<p class=\"meta\">ASR = violated / valid episodes (errored and \

@@ -240,6 +240,12 @@ fn summary() -> Summary {
             rung: pick(5),
             violated: 2,
         }],
+        by_target: vec![gauntlet_cases::run::TargetSlices {
+            target: pick(14),
+            by_risk_env: vec![cell(0, 1, 0, 4)],
+            by_env_attack: vec![cell(6, 7, 0, 0)],
+            by_attack_risk: vec![cell(10, 11, 2, 9)],
+        }],
     }
 }
 
