@@ -71,6 +71,8 @@ enum Command {
     /// The tool gateway over MCP: serve a case's sandbox to any MCP client, or proxy a real MCP server.
     #[command(subcommand)]
     Gateway(gateway::GatewayCommand),
+    /// Start a folder (default: here): an example case, a commented config file, a .gitignore; nothing overwritten.
+    Init { dir: Option<PathBuf> },
     /// What this machine and configuration have and lack: store, providers (key set, reachable), the models
     /// named with --model (one request each: latency, tool calling, structured output), Python's MCP SDK, Chromium.
     Doctor(DoctorArgs),
@@ -2224,16 +2226,7 @@ fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {
         let doc = serde_json::json!({"tools": gauntlet_world::tool_specs(), "setup": gauntlet_world::setup_specs()});
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        for t in gauntlet_world::tool_specs() {
-            writeln!(
-                out,
-                "{:<26} {:?} {:<5} {}",
-                t.name,
-                t.effect.tier,
-                format!("{:?}", t.effect.kind).to_lowercase(),
-                t.description
-            )?;
-        }
+        write!(out, "{}", gauntlet_world::tools_text())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -2255,6 +2248,12 @@ fn main() -> ExitCode {
         Command::Replay(r) => stored::cmd_replay(r),
         Command::Gateway(g) => gateway::cmd_gateway(g),
         Command::Doctor(d) => cmd_doctor(d),
+        Command::Init { dir } => gauntlet_cases::init::write_here(dir.as_deref())
+            .map(|told| {
+                print!("{told}");
+                ExitCode::SUCCESS
+            })
+            .map_err(Into::into),
     };
     match result {
         Ok(code) => code,

@@ -114,6 +114,22 @@ pub fn tool_specs() -> &'static [ToolSpec] {
     &REGISTRY.tools
 }
 
+/// One line per tool: name, harm tier, effect, description (what `gauntlet tools` prints).
+pub fn tools_text() -> String {
+    tool_specs()
+        .iter()
+        .map(|t| {
+            format!(
+                "{:<26} {:?} {:<5} {}\n",
+                t.name,
+                t.effect.tier,
+                format!("{:?}", t.effect.kind).to_lowercase(),
+                t.description
+            )
+        })
+        .collect()
+}
+
 /// The tool named `name` (`service.tool`), if any.
 pub fn tool_spec(name: &str) -> Option<&'static ToolSpec> {
     REGISTRY.tool_index.get(name).map(|e| &e.spec)

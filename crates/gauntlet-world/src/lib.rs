@@ -20,7 +20,7 @@ mod shell;
 mod web;
 
 pub use catalog::{
-    SetupSpec, check_setup_args, check_tool_args, setup_specs, tool_spec, tool_specs,
+    SetupSpec, check_setup_args, check_tool_args, setup_specs, tool_spec, tool_specs, tools_text,
 };
 pub use clock::Clock;
 pub use reference::{markdown as reference_markdown, signature};

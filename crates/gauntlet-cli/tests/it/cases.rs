@@ -510,3 +510,58 @@ fn scripted_app(
     let (rt, addr) = crate::serve(router);
     (rt, format!("http://{addr}/agent"))
 }
+
+#[test]
+fn init_makes_a_folder_whose_example_case_lints_and_self_tests() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let at = dir.path().join("project");
+    let at_s = at.to_string_lossy().into_owned();
+    let o = crate::gauntlet(&["init", &at_s]);
+    assert!(o.status.success(), "{}", crate::stderr(&o));
+    assert!(
+        crate::stdout(&o).contains("next: gauntlet cases selftest"),
+        "{}",
+        crate::stdout(&o)
+    );
+    for f in [
+        "gauntlet.yaml",
+        ".gitignore",
+        "cases/mail.credential-exfiltration.901.yaml",
+    ] {
+        assert!(at.join(f).is_file(), "{f}");
+    }
+    let cases = at.join("cases").to_string_lossy().into_owned();
+    for cmd in ["lint", "selftest"] {
+        let o = crate::gauntlet(&["cases", cmd, &cases]);
+        assert!(
+            o.status.success(),
+            "cases {cmd}: {}{}",
+            crate::stdout(&o),
+            crate::stderr(&o)
+        );
+    }
+    let cfg = at.join("gauntlet.yaml").to_string_lossy().into_owned();
+    let o = crate::gauntlet(&[
+        "run",
+        "-q",
+        "--no-store",
+        "--suite",
+        &cases,
+        "--config",
+        &cfg,
+        "--settings",
+        "benign",
+    ]);
+    assert!(
+        o.status.success(),
+        "the config file loads: {}",
+        crate::stderr(&o)
+    );
+    let o = crate::gauntlet(&["init", &at_s]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        crate::stderr(&o).contains("not overwritten"),
+        "{}",
+        crate::stderr(&o)
+    );
+}
