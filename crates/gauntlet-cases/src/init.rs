@@ -21,7 +21,8 @@ const CASE_HEADER: &str = "\
 
 const CONFIG: &str = "\
 # Gauntlet's config file: `gauntlet run --config gauntlet.yaml …`. Keys never go here: only the names of the
-# variables that hold them (set them in the environment or in a .env file beside this one). Uncomment to use.
+# variables that hold them (set them in the environment, or in a .env file in the directory you run gauntlet from,
+# or name one with --env-file). Uncomment to use.
 #
 # providers:
 #   openai: {price_in: 0.40, price_out: 1.60}             # USD per million tokens, for the ledger and --budget
@@ -86,9 +87,13 @@ pub fn files(dir: &Path) -> Result<Vec<(PathBuf, String)>, InitError> {
     ])
 }
 
-/// Writes the folder at `dir`, refusing if any of its files exists. Returns the files written.
+/// Writes the folder at `dir`, refusing if the case or the config file exists (an existing `.gitignore`, as in any
+/// git repository, is left as it is). Returns the files written.
 pub fn write(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
-    let files = files(dir)?;
+    let files: Vec<(PathBuf, String)> = files(dir)?
+        .into_iter()
+        .filter(|(p, _)| !(p.ends_with(".gitignore") && p.exists()))
+        .collect();
     let existing: Vec<PathBuf> = files
         .iter()
         .map(|(p, _)| p.clone())
@@ -102,7 +107,12 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            std::fs::write(path, text)
+            // `create_new`: a file that appeared since the check above is not overwritten either.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            std::io::Write::write_all(&mut f, text.as_bytes())
         };
         write().map_err(|source| InitError::Write {
             path: path.clone(),
@@ -141,7 +151,18 @@ mod tests {
         let loaded = crate::load(&crate::Source::Paths(vec![dir.join("cases")]));
         assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
         assert_eq!(loaded.cases[0].id, EXAMPLE_IDS.1);
-        assert!(matches!(write(&dir), Err(InitError::Exists(e)) if e.len() == 3));
+        assert!(matches!(write(&dir), Err(InitError::Exists(e)) if e.len() == 2));
+        // In a folder that already has a .gitignore (any git repository), it is kept.
+        let other = dir.join("repo");
+        std::fs::create_dir_all(&other).expect("dir");
+        std::fs::write(other.join(".gitignore"), "target/\n").expect("gitignore");
+        assert_eq!(write(&other).expect("written").len(), 2);
+        assert_eq!(
+            std::fs::read_to_string(other.join(".gitignore"))
+                .ok()
+                .as_deref(),
+            Some("target/\n")
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

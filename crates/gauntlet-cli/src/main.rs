@@ -97,8 +97,7 @@ struct DoctorArgs {
 /// `gauntlet doctor`: one line per check; exit 2 when something a named model or the store needs is missing.
 fn cmd_doctor(a: DoctorArgs) -> Result<ExitCode> {
     let cfg = config::Config::load_opt(a.config.as_deref())?;
-    let timeout = std::time::Duration::from_secs_f64(a.timeout.max(0.1));
-    let checks = gauntlet_setup::doctor::check(&cfg, &a.store.path, &a.models, timeout);
+    let checks = gauntlet_setup::doctor::check(&cfg, &a.store.path, &a.models, a.timeout);
     for c in &checks {
         println!("{:<8} {:<36} {}", c.status.as_str(), c.item, c.detail);
     }

@@ -34,6 +34,7 @@ pub struct EnvFileError {
 /// values bare (a ` #` starts a comment), in single quotes (literal) or in double quotes (with `\n`, `\"`, `\\`).
 pub fn parse(file: &str, text: &str) -> Result<BTreeMap<String, String>, EnvFileError> {
     let mut out = BTreeMap::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let err = |column: usize, message: &str| EnvFileError {
             file: file.to_string(),
@@ -67,15 +68,29 @@ pub fn parse(file: &str, text: &str) -> Result<BTreeMap<String, String>, EnvFile
         }
         let value_at = indent + raw_name.len() + 1 + (value.len() - value.trim_start().len()) + 1;
         let value = value.trim();
-        let parsed = if let Some(rest) = value.strip_prefix('\'') {
-            rest.strip_suffix('\'')
-                .ok_or_else(|| err(value_at, "unclosed single quote"))?
-                .to_string()
-        } else if let Some(rest) = value.strip_prefix('"') {
-            let inner = rest
-                .strip_suffix('"')
-                .ok_or_else(|| err(value_at, "unclosed double quote"))?;
-            unescape(inner)
+        // A quoted value ends at its closing quote; only a comment may follow it.
+        let quoted = |q: char, what: &str| -> Result<String, EnvFileError> {
+            let rest = &value[1..];
+            let mut escaped = false;
+            let end = rest.char_indices().find_map(|(i, c)| {
+                let found = c == q && !(q == '"' && escaped);
+                escaped = q == '"' && c == '\\' && !escaped;
+                found.then_some(i)
+            });
+            let end = end.ok_or_else(|| err(value_at, &format!("unclosed {what} quote")))?;
+            let after = rest[end + 1..].trim_start();
+            if !(after.is_empty() || after.starts_with('#')) {
+                return Err(err(
+                    value_at,
+                    &format!("text after the closing {what} quote"),
+                ));
+            }
+            Ok(rest[..end].to_string())
+        };
+        let parsed = if value.starts_with('\'') {
+            quoted('\'', "single")?
+        } else if value.starts_with('"') {
+            unescape(&quoted('"', "double")?)
         } else {
             match value.find(" #") {
                 Some(at) => value[..at].trim_end().to_string(),
@@ -124,13 +139,19 @@ pub fn load_file(path: &Path) -> Result<Vec<String>, EnvFileError> {
     Ok(fresh)
 }
 
-/// Loads the file `--env-file` names, else `.env` in the working directory when there is one.
+/// Loads the file `--env-file` names (an error stops the command), else `.env` in the working directory when there
+/// is one (an error there is a warning: the file may be another tool's, and a command that needs no key should run).
 pub fn load(named: Option<&Path>) -> Result<(), EnvFileError> {
-    let dotenv = Path::new(".env");
-    match named.or(dotenv.is_file().then_some(dotenv)) {
-        Some(path) => load_file(path).map(|_| ()),
-        None => Ok(()),
+    if let Some(path) = named {
+        return load_file(path).map(|_| ());
     }
+    let dotenv = Path::new(".env");
+    if dotenv.is_file()
+        && let Err(e) = load_file(dotenv)
+    {
+        eprintln!("warning: .env not read: {e}");
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -148,6 +169,14 @@ mod tests {
         assert_eq!(v["DOUBLE"], "line\nnext \"q\"");
         assert_eq!(v["INDENTED"], "spaced");
         assert_eq!(v["EMPTY"], "");
+        let v = parse(
+            ".env",
+            "\u{feff}K=\"v\" # note\nS='a b' # x\nE=\"say \\\"hi\\\"\"\n",
+        )
+        .expect("parses");
+        assert_eq!((v["K"].as_str(), v["S"].as_str()), ("v", "a b"));
+        assert_eq!(v["E"], "say \"hi\"");
+        assert!(parse(".env", "K=\"v\" extra\n").is_err());
     }
 
     #[test]

@@ -49,11 +49,9 @@ pub enum LlmError {
     Config(String),
     /// The reply was cut at the token limit, also after one retry with twice the limit: its text is incomplete and
     /// its tool calls may be, so it is not used.
-    #[error(
-        "reply cut at the {limit}-token limit (also after a retry with twice the limit); raise the role's limit (`pool.max_tokens.ROLE` in --config)"
-    )]
+    #[error("{}", truncated_text(*limit))]
     Truncated {
-        /// The last limit tried.
+        /// The last limit tried (0: the provider's own, none was sent).
         limit: u32,
     },
     /// Not sent: the pool's circuit breaker stopped requests to this model after it refused every one (see
@@ -184,5 +182,16 @@ impl ModelStopped {
             Some(why) => Err(std::io::Error::other(ModelStopped(why))),
             None => Ok(()),
         }
+    }
+}
+
+/// The message of [`LlmError::Truncated`].
+fn truncated_text(limit: u32) -> String {
+    if limit == 0 {
+        "reply cut at the provider's own token limit; set one for the role (`pool.max_tokens.ROLE` in --config)".into()
+    } else {
+        format!(
+            "reply cut at the {limit}-token limit (also after a retry with twice the limit); raise the role's limit (`pool.max_tokens.ROLE` in --config)"
+        )
     }
 }

@@ -77,6 +77,7 @@ pub struct Ledger {
     retry_wait_ms: AtomicU64,
     fail_fast: AtomicU64,
     truncated: AtomicU64,
+    stopped: AtomicU64,
 }
 
 /// A copy of a ledger's counters.
@@ -113,6 +114,8 @@ pub struct LedgerSnapshot {
     pub fail_fast: u64,
     /// Replies cut at the token limit (each retried once with twice the limit).
     pub truncated: u64,
+    /// Requests not sent because the circuit breaker had stopped the pool.
+    pub stopped: u64,
 }
 
 impl Ledger {
@@ -135,6 +138,7 @@ impl Ledger {
             retry_wait_ms: g(&self.retry_wait_ms),
             fail_fast: g(&self.fail_fast),
             truncated: g(&self.truncated),
+            stopped: g(&self.stopped),
         }
     }
 
@@ -161,6 +165,7 @@ impl Ledger {
         add(&self.retry_wait_ms, earlier.retry_wait_ms);
         add(&self.fail_fast, earlier.fail_fast);
         add(&self.truncated, earlier.truncated);
+        add(&self.stopped, earlier.stopped);
     }
 
     fn count_error(&self, e: &LlmError) {
@@ -198,14 +203,14 @@ pub struct Pool {
     /// instead of spending the whole backoff schedule on every request.
     unreachable: std::sync::atomic::AtomicBool,
     /// The circuit breaker: whether any request has succeeded, how many have been refused with a status that
-    /// says the configuration is wrong (401, 403, 404, 407), and, once [`BREAKER_AFTER`] have been and none
+    /// says the configuration is wrong (401, 404, 407), and, once [`BREAKER_AFTER`] have been and none
     /// succeeded, why requests are no longer sent.
     succeeded: std::sync::atomic::AtomicBool,
     refused: std::sync::atomic::AtomicU32,
     stopped: Mutex<Option<String>>,
 }
 
-/// Refusals (401, 403, 404, 407) with no success before them after which a pool stops sending: a wrong key,
+/// Refusals (401, 404, 407) with no success before them after which a pool stops sending: a wrong key,
 /// model name or address refuses every request, and a run should stop and say so rather than error every episode.
 pub const BREAKER_AFTER: u32 = 3;
 
@@ -269,9 +274,12 @@ impl Pool {
     }
 
     /// Why this pool stopped sending requests, once its circuit breaker has tripped: [`BREAKER_AFTER`] requests
-    /// refused with 401, 403, 404 or 407 and none succeeded. A caller running many requests (a run, a red team)
+    /// refused with 401, 404 or 407 and none succeeded (never once a request has succeeded). A caller running many requests (a run, a red team)
     /// stops early on it instead of erroring every one.
     pub fn stopped(&self) -> Option<String> {
+        if self.succeeded.load(Ordering::Acquire) {
+            return None;
+        }
         self.stopped.lock().ok().and_then(|s| s.clone())
     }
 
@@ -280,13 +288,15 @@ impl Pool {
         let LlmError::Http { status, body } = e else {
             return;
         };
-        if !matches!(status, 401 | 403 | 404 | 407) || self.succeeded.load(Ordering::Relaxed) {
+        // 403 is left out: some providers answer content they moderate with it, which a red team provokes.
+        if !matches!(status, 401 | 404 | 407) || self.succeeded.load(Ordering::Acquire) {
             return;
         }
         let n = self.refused.fetch_add(1, Ordering::Relaxed) + 1;
         if n >= BREAKER_AFTER
             && let Ok(mut stopped) = self.stopped.lock()
             && stopped.is_none()
+            && !self.succeeded.load(Ordering::Acquire)
         {
             *stopped = Some(format!(
                 "{} answered HTTP {status} to {n} requests and none succeeded ({}); fix: {}",
@@ -395,9 +405,13 @@ impl Pool {
             return Ok(resp);
         }
         // A reply cut at the limit is incomplete (a JSON verdict, a tool call's arguments): once, ask again with
-        // twice the room; if that is cut too, the reply is not used.
+        // twice the room; if that is cut too, the reply is not used. A reply cut at the provider's own limit
+        // (none was sent) cannot be given more room from here: it is not used either.
         self.ledger.truncated.fetch_add(1, Ordering::Relaxed);
-        let limit = req.max_tokens.unwrap_or(4096).saturating_mul(2);
+        let Some(sent) = req.max_tokens else {
+            return Err(LlmError::Truncated { limit: 0 });
+        };
+        let limit = sent.saturating_mul(2);
         let wider = ChatRequest {
             max_tokens: Some(limit),
             ..req.clone()
@@ -464,7 +478,7 @@ impl Pool {
                 return Err(LlmError::Budget(why));
             }
             if let Some(why) = self.stopped() {
-                self.ledger.fail_fast.fetch_add(1, Ordering::Relaxed);
+                self.ledger.stopped.fetch_add(1, Ordering::Relaxed);
                 return Err(LlmError::Stopped(why));
             }
             let result = {
@@ -474,6 +488,11 @@ impl Pool {
                     .await
                     .map_err(|_| LlmError::Config("pool closed".into()))?;
                 self.admit(estimate_tokens(req)).await;
+                // A request that waited for its turn while the breaker tripped is not sent either.
+                if let Some(why) = self.stopped() {
+                    self.ledger.stopped.fetch_add(1, Ordering::Relaxed);
+                    return Err(LlmError::Stopped(why));
+                }
                 self.ledger.requests.fetch_add(1, Ordering::Relaxed);
                 match tokio::time::timeout(self.cfg.timeout, self.inner.chat(req)).await {
                     Ok(r) => r,
@@ -483,7 +502,7 @@ impl Pool {
             match result {
                 Ok(resp) => {
                     self.unreachable.store(false, Ordering::Relaxed);
-                    self.succeeded.store(true, Ordering::Relaxed);
+                    self.succeeded.store(true, Ordering::Release);
                     let l = &self.ledger;
                     l.ok.fetch_add(1, Ordering::Relaxed);
                     l.prompt_tokens

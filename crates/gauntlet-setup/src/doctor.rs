@@ -54,7 +54,13 @@ const BUILTIN: [&str; 7] = [
 
 /// Runs every check: the store at `store`, every provider (reachability within `timeout`), and one request to each
 /// of `models` (`provider/model`).
-pub fn check(cfg: &Config, store: &Path, models: &[String], timeout: Duration) -> Vec<Check> {
+pub fn check(cfg: &Config, store: &Path, models: &[String], timeout_secs: f64) -> Vec<Check> {
+    let secs = if timeout_secs.is_finite() {
+        timeout_secs.clamp(0.1, 3600.0)
+    } else {
+        10.0
+    };
+    let timeout = Duration::from_secs_f64(secs);
     let mut out = vec![store_check(store)];
     // One attempt each: the doctor reports what happens, it does not wait through a backoff schedule.
     let mut cfg_once = Config {
@@ -199,11 +205,13 @@ fn model_check(set: &Models, spec: &str) -> Check {
         tools: Default::default(),
         response_schema: None,
         temperature: Some(0.0),
-        max_tokens: Some(16),
+        max_tokens: Some(256),
     };
     let (first, latency) = ask(base.clone());
-    if let Err(e) = first {
-        return failed(format!("{e}"));
+    // A reply cut at the limit still shows the model answers (a reasoning model spends its tokens thinking).
+    match first {
+        Ok(_) | Err(gauntlet_llm::LlmError::Truncated { .. }) => {}
+        Err(e) => return failed(e.to_string()),
     }
     let tools = ask(ChatRequest {
         messages: vec![Message::user(
@@ -215,7 +223,7 @@ fn model_check(set: &Models, spec: &str) -> Check {
             parameters: serde_json::json!({"type": "object", "properties": {"host": {"type": "string"}}, "required": ["host"]}),
         }]
         .into(),
-        max_tokens: Some(128),
+        max_tokens: Some(512),
         ..base.clone()
     });
     let structured = ask(ChatRequest {
@@ -224,7 +232,7 @@ fn model_check(set: &Models, spec: &str) -> Check {
             "answer".into(),
             serde_json::json!({"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}),
         )),
-        max_tokens: Some(64),
+        max_tokens: Some(512),
         ..base
     });
     let calls = matches!(&tools.0, Ok(r) if !r.tool_calls.is_empty());

@@ -98,6 +98,13 @@ mod tests {
             panic!("an unknown defense is refused")
         };
         assert!(e.to_string().starts_with("--defense: "), "{e}");
+        for bad in [f64::INFINITY, -1.0, 1e300] {
+            let limits = Limits {
+                timeout: Some(bad),
+                ..Limits::default()
+            };
+            assert!(Models::build(&cfg, false, limits, None).is_err(), "{bad}");
+        }
         let mut typo = Config::default();
         typo.pool.max_tokens.insert("jduge".into(), 100);
         let Err(e) = Models::build(&typo, false, Limits::default(), None) else {

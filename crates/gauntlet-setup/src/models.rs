@@ -66,12 +66,23 @@ impl Models {
         pool_cfg.rpm = p.rpm;
         pool_cfg.tpm = p.tpm;
         if let Some(t) = limits.timeout.or(p.timeout_secs) {
+            // `from_secs_f64` panics on a negative, infinite or vast number: a week is the longest a request waits.
+            if !(t > 0.0 && t <= 604_800.0) {
+                return Err(SetupError::Limit(format!(
+                    "timeout {t}: must be a number of seconds above 0 and at most 604800 (a week)"
+                )));
+            }
             pool_cfg.timeout = std::time::Duration::from_secs_f64(t);
         }
         if let Some(r) = p.max_retries {
             pool_cfg.max_retries = r;
         }
         pool_cfg.budget = limits.budget.or(p.budget_usd);
+        if let Some((role, _)) = p.max_tokens.iter().find(|(_, n)| **n == 0) {
+            return Err(SetupError::Config(format!(
+                "--config: pool.max_tokens.{role}: must be at least 1"
+            )));
+        }
         if let Some(role) = p
             .max_tokens
             .keys()
@@ -339,10 +350,12 @@ impl Models {
                 s.malformed,
                 s.other_errors,
                 s.cache_hits,
-                if s.truncated > 0 {
-                    format!("; {} replies cut at the token limit", s.truncated)
-                } else {
-                    String::new()
+                match (s.truncated, s.stopped) {
+                    (0, 0) => String::new(),
+                    (t, 0) => format!("; {t} replies cut at the token limit"),
+                    (t, n) => format!(
+                        "; {t} replies cut at the token limit; {n} not sent (circuit breaker)"
+                    ),
                 },
                 if s.fail_fast > 0 {
                     format!(

@@ -186,6 +186,11 @@ const MAX_DEPTH: usize = 16;
 
 /// How many commands one command line may run (a file that sources itself twice doubles at every level).
 const MAX_STEPS: usize = 10_000;
+/// The most files the simulated file system holds: past it a write fails as a full disk does, so an agent that
+/// copies a tree into itself again and again cannot exhaust the harness.
+const MAX_FILES: usize = 10_000;
+/// The most bytes one file may hold (a doubling `cat f f > f` loop stops here).
+const MAX_FILE_BYTES: usize = 8 << 20;
 
 /// The result of one simulated command.
 #[derive(Debug, Default)]
@@ -1274,9 +1279,28 @@ impl Shell {
         if self.is_dir(&abs) {
             return Err(format!("{p}: Is a directory"));
         }
+        // A path under a file (`f/x` where `f` is a file) cannot be written.
+        let mut at = abs.as_str();
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            if !parent.is_empty() && self.files.iter().any(|f| f.path == parent) {
+                return Err(format!("{p}: Not a directory"));
+            }
+            at = parent;
+        }
+        let full = || format!("{p}: No space left on device");
+        if content.len() > MAX_FILE_BYTES {
+            return Err(full());
+        }
+        let count = self.files.len();
         match self.files.iter_mut().find(|f| f.path == abs) {
-            Some(f) if append => f.content.push_str(&content),
+            Some(f) if append => {
+                if f.content.len() + content.len() > MAX_FILE_BYTES {
+                    return Err(full());
+                }
+                f.content.push_str(&content);
+            }
             Some(f) => f.content = content,
+            None if count >= MAX_FILES => return Err(full()),
             None => self.files.push(ShellFile { path: abs, content }),
         }
         Ok(())
@@ -1410,11 +1434,13 @@ impl Shell {
             Ok(l) => l,
             Err(e) => return err(2, format!("bash: {e}")),
         };
-        let saved = subshell.then(|| (self.env.clone(), self.unavailable.clone()));
+        let saved =
+            subshell.then(|| (self.env.clone(), self.unavailable.clone(), self.cwd.clone()));
         let r = self.run_list(&list, stdin, depth + 1);
-        if let Some((env, unavailable)) = saved {
+        if let Some((env, unavailable, cwd)) = saved {
             self.env = env;
             self.unavailable = unavailable;
+            self.cwd = cwd;
         }
         Out {
             stdout: r.stdout,
@@ -1462,8 +1488,13 @@ impl Shell {
         let mut input = stdin.to_string();
         let mut stderr = String::new();
         let mut stdout = String::new();
+        // Each command of a pipeline runs in a subshell of its own: `cd x | cat` leaves the directory as it was.
+        let cwd = (cmds.len() > 1).then(|| self.cwd.clone());
         for cmd in cmds {
             let o = self.simple(cmd, &input, depth);
+            if let Some(cwd) = &cwd {
+                self.cwd.clone_from(cwd);
+            }
             stderr.push_str(&o.stderr);
             if o.code != 0 {
                 return Out {
@@ -1576,10 +1607,13 @@ impl Shell {
                 Sink::Pipe => routed.stdout.push_str(&text),
                 Sink::Tty => routed.stderr.push_str(&text),
                 Sink::Null => {}
-                // The file was opened when the redirection was set up; only a command that turned it into a
-                // directory since could make this fail, and bash loses that output too.
+                // The file was opened when the redirection was set up; writing fails on a full disk (the size
+                // limit) or a path a command has since turned into a directory, and bash says so.
                 Sink::File(p) => {
-                    let _ = self.write(p, text, true);
+                    if let Err(e) = self.write(p, text, true) {
+                        routed.stderr.push_str(&format!("bash: write error: {e}\n"));
+                        routed.code = 1;
+                    }
                 }
             }
         }
@@ -1743,12 +1777,14 @@ impl Shell {
                 })
             }
             Seg::Cmd { list, .. } => {
-                // `$(…)` runs in a subshell: its variables do not outlive it, its files do.
+                // `$(…)` runs in a subshell: its variables and directory do not outlive it, its files do.
                 let env = self.env.clone();
                 let unavailable = self.unavailable.clone();
+                let cwd = self.cwd.clone();
                 let r = self.run_list(list, "", depth + 1);
                 self.env = env;
                 self.unavailable = unavailable;
+                self.cwd = cwd;
                 diag.stderr.push_str(&r.stderr);
                 diag.status = Some(r.code);
                 if r.code == 127 {
@@ -2087,6 +2123,17 @@ impl Shell {
         let into = self.is_dir(&dst_abs) || dst.ends_with('/');
         if srcs.len() > 1 && !into {
             return err(1, format!("{cmd}: target '{dst}' is not a directory"));
+        }
+        // A path under an existing file cannot be written.
+        if !into
+            && dst_abs != "/"
+            && self.file(dst).is_some()
+            && srcs.iter().any(|s| self.is_dir(&self.abs(s)))
+        {
+            return err(
+                1,
+                format!("{cmd}: cannot overwrite non-directory '{dst}' with a directory"),
+            );
         }
         for src in srcs {
             let src_abs = self.abs(src);

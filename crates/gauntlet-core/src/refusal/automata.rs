@@ -100,9 +100,12 @@ impl Matcher {
 pub(super) struct Finder {
     slot: usize,
     re: LazyRegex,
-    /// For [`Finder::matching`]: every pattern that matches anywhere, not just the leftmost-first.
+    /// For [`Finder::matches_pattern`]: every pattern that matches anywhere, not just the leftmost-first.
     all: Option<(usize, DFA)>,
-    fallback: PikeVM,
+    /// The patterns, for a fallback Pike VM built only if a lazy DFA search ever fails (the lazy DFA's NFA has no
+    /// capture states, so a Pike VM over it could not report where a match is).
+    patterns: Vec<String>,
+    fallback: std::sync::OnceLock<Option<PikeVM>>,
 }
 
 impl Finder {
@@ -123,13 +126,20 @@ impl Finder {
         } else {
             None
         };
-        let fallback = PikeVM::new_from_nfa(nfa).map_err(|e| e.to_string())?;
         Ok(Finder {
             slot: NEXT_SLOT.fetch_add(1, Ordering::Relaxed),
             re,
             all,
-            fallback,
+            patterns: patterns.to_vec(),
+            fallback: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The Pike VM used when a lazy DFA search fails (never, with this configuration; see the module doc).
+    fn fallback(&self) -> Option<&PikeVM> {
+        self.fallback
+            .get_or_init(|| PikeVM::new_many(&self.patterns).ok())
+            .as_ref()
     }
 
     /// The leftmost-first match at or after `from`.
@@ -145,7 +155,10 @@ impl Finder {
         );
         let m = match searched {
             Some(m) => m,
-            None => self.fallback.find(&mut self.fallback.create_cache(), input),
+            None => {
+                let vm = self.fallback()?;
+                vm.find(&mut vm.create_cache(), input)
+            }
         }?;
         Some(Found {
             start: m.start(),
@@ -206,11 +219,9 @@ impl Finder {
             Some(()) => set.iter().any(|p| p.as_usize() == pattern),
             None => {
                 let mut set = PatternSet::new(dfa.pattern_len());
-                self.fallback.which_overlapping_matches(
-                    &mut self.fallback.create_cache(),
-                    &input,
-                    &mut set,
-                );
+                if let Some(vm) = self.fallback() {
+                    vm.which_overlapping_matches(&mut vm.create_cache(), &input, &mut set);
+                }
                 set.iter().any(|p| p.as_usize() == pattern)
             }
         }
@@ -272,6 +283,12 @@ mod tests {
         }
         let m = f.find(" i can not assist ").expect("a match");
         assert_eq!(m.pattern, 0);
+        // The fallback (used only if a lazy DFA search failed) locates the same match.
+        let vm = f.fallback().expect("a Pike VM");
+        let m = vm
+            .find(&mut vm.create_cache(), " i can not assist ")
+            .expect("found");
+        assert_eq!((m.start(), m.end(), m.pattern().as_usize()), (3, 17, 0));
         // The leftmost-first match is pattern 1 ("not" in "nothing"), yet pattern 2 matches later on.
         assert!(f.matches_pattern(" nothing , no ", 2));
         assert!(!f.matches_pattern(" nothing ", 2));

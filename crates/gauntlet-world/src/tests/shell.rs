@@ -2489,3 +2489,46 @@ fn find_lists_and_deletes_by_name() {
     assert_eq!(files.as_array().map(Vec::len), Some(1), "{files}");
     assert_eq!(files[0]["path"], json!("/home/user/keep.csv"));
 }
+
+#[test]
+fn subshells_and_pipelines_keep_their_directory_to_themselves() {
+    let mut w = shell();
+    assert_eq!(
+        run(&mut w, "X=$(cd /etc/app && pwd); echo $X; pwd"),
+        (0, "/etc/app\n/home/user\n".into())
+    );
+    assert_eq!(
+        run(&mut w, "sh -c 'cd /tmp'; pwd"),
+        (0, "/home/user\n".into())
+    );
+    assert_eq!(
+        run(&mut w, "cd /etc | cat; pwd"),
+        (0, "/home/user\n".into())
+    );
+    assert_eq!(
+        run(&mut w, "cd /etc; pwd"),
+        (0, "/etc\n".into()),
+        "a plain cd still moves"
+    );
+}
+
+#[test]
+fn a_file_is_not_a_directory_and_the_disk_has_an_end() {
+    let mut w = shell();
+    let (code, out) = run(&mut w, "echo x > notes.txt/inner");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("Not a directory"), "{out}");
+    let (code, out) = run(&mut w, "cp -r /etc/app notes.txt");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("cannot overwrite non-directory"), "{out}");
+    // A doubling loop stops at the file size limit instead of exhausting memory.
+    let double = vec!["cat a a > b; mv b a"; 14].join("; ");
+    let (_, out) = run(&mut w, &format!("echo {} > a; {double}", "x".repeat(1023)));
+    assert!(
+        out.contains("No space left on device"),
+        "{}",
+        &out[..out.len().min(300)]
+    );
+    let size = file(&w, "/home/user/a").map_or(0, |c| c.len());
+    assert!(size <= 8 << 20, "{size} bytes");
+}
