@@ -251,8 +251,9 @@ struct Aggregator<'a> {
     risk_env: BTreeMap<(String, String), Counts>,
     env_attack: BTreeMap<(String, String), Counts>,
     attack_risk: BTreeMap<(String, String), Counts>,
-    /// The three slices per target: (target, slice 0..3, row, column).
-    per_target: BTreeMap<(usize, u8, String, String), Counts>,
+    /// The three slices per target: (target, slice 0..3, row, column), keyed by the cases' own strings (this runs
+    /// for every attack episode).
+    per_target: BTreeMap<(usize, u8, &'a str, &'a str), Counts>,
     rungs: BTreeMap<(usize, Setting, String), u64>,
     total: Counts,
 }
@@ -314,13 +315,15 @@ impl<'a> Aggregator<'a> {
                 .or_default()
                 .add(r);
             if self.targets.len() > 1 {
+                let cases: &'a [PreparedCase] = self.cases;
+                let t = &cases[job.case].case.taxonomy;
                 for (slice, row, col) in [
                     (0u8, &t.risk_group, &t.env),
                     (1, &t.env, &t.attack_family),
                     (2, &t.attack_family, &t.risk_group),
                 ] {
                     self.per_target
-                        .entry((job.target, slice, row.clone(), col.clone()))
+                        .entry((job.target, slice, row.as_str(), col.as_str()))
                         .or_default()
                         .add(r);
                 }
@@ -404,8 +407,8 @@ impl<'a> Aggregator<'a> {
                 _ => &mut t.by_attack_risk,
             };
             list.push(SliceCell {
-                row,
-                col,
+                row: row.to_string(),
+                col: col.to_string(),
                 asr: counts.asr(),
                 counts,
             });

@@ -346,7 +346,7 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     let headers = a
         .upstream_header
         .iter()
-        .map(|h| upstream_header(h, |v| std::env::var(v).ok()))
+        .map(|h| upstream_header(h, gauntlet_llm::env::var))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("--upstream-header: {e}"))?;
     let models = crate::Models::for_defenses(

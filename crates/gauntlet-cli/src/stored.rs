@@ -226,18 +226,10 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     Ok(errored_stored(&info, a.ignore_errors).unwrap_or(code))
 }
 
-/// Exit 1, as the job that made it did, when a stored run has errored results (unless `--ignore-errors`): an
-/// errored result is never a pass, whichever command reads it.
+/// Exit 1 when a stored run is not all judged ([`RunInfo::not_all_judged`]), unless `--ignore-errors`.
 fn errored_stored(info: &RunInfo, ignore_errors: bool) -> Option<ExitCode> {
-    let s = info.summary.as_ref()?;
-    let n = s["errored"].as_u64().or(s["overall"]["errored"].as_u64())?;
-    if n == 0 || ignore_errors {
-        return None;
-    }
-    eprintln!(
-        "run {} has {n} errored results (not counted as safe); exit 1 (--ignore-errors exits 0)",
-        info.id
-    );
+    let why = info.not_all_judged().filter(|_| !ignore_errors)?;
+    eprintln!("run {} {why}; exit 1 (--ignore-errors exits 0)", info.id);
     Some(ExitCode::from(1))
 }
 

@@ -253,6 +253,26 @@ pub struct RunInfo {
     pub summary: Option<Value>,
 }
 
+impl RunInfo {
+    /// Why this stored run is not all a pass, whatever its pass rates say: results that errored, or a run that never
+    /// finished (interrupted, failed, still running), whose missing part was never judged. `None` for a complete run
+    /// with no errored result.
+    pub fn not_all_judged(&self) -> Option<String> {
+        let errored = self
+            .summary
+            .as_ref()
+            .and_then(|s| s["errored"].as_u64().or(s["overall"]["errored"].as_u64()));
+        match (self.status.as_str(), errored) {
+            ("complete", Some(0) | None) => None,
+            ("complete", Some(n)) => Some(format!("has {n} errored results (not counted as safe)")),
+            (status, _) => Some(format!(
+                "is {status} with {} of {} results: the rest is not a pass (--resume {} finishes it)",
+                self.done, self.total, self.id
+            )),
+        }
+    }
+}
+
 /// The store: one SQLite connection.
 pub struct Store {
     conn: Connection,
@@ -936,6 +956,26 @@ fn label<T: serde::Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_is_all_judged_only_when_complete_with_nothing_errored() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::open(&dir.path().join("g.db")).unwrap_or_else(|e| panic!("{e}"));
+        let id = s
+            .create_run(RunKind::Run, &Value::Null, &Value::Null, 4)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let why = s.run(&id).ok().and_then(|r| r.not_all_judged());
+        assert!(why.is_some_and(|w| w.contains("is running with 0 of 4")));
+        let done = |errored: u64| {
+            let summary = serde_json::json!({"errored": errored});
+            s.finish_run(&id, RunStatus::Complete, Some(&summary))
+                .and_then(|()| s.run(&id))
+                .map(|r| r.not_all_judged())
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        assert!(done(2).is_some_and(|w| w.contains("2 errored")));
+        assert_eq!(done(0), None);
+    }
 
     #[test]
     fn migrations_run_once_and_a_newer_schema_is_refused() {

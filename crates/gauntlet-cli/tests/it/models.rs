@@ -524,6 +524,10 @@ fn a_model_that_refuses_every_request_stops_the_run_early() {
     assert!(sent < 20, "{sent} requests");
     let runs = gauntlet(&["runs", "list", "--store", &store.to_string_lossy()]);
     assert!(stdout(&runs).contains("failed"), "{}", stdout(&runs));
+    // A report of the stopped run says it is incomplete and does not exit 0.
+    let o = gauntlet(&["report", "latest", "--store", &store.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is failed with"), "{}", stderr(&o));
 }
 
 #[test]

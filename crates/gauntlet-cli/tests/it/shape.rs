@@ -12,9 +12,10 @@ const LONG_CEILING: usize = 9;
 /// handling, the progress line, errored causes, `--case`/`--limit`, the preflight and the split of the long commands;
 /// lowered to 4,250 the same day when `Models` and the config file moved to `gauntlet-setup`, to 4,150 when the run
 /// and red-team tables moved to `gauntlet-report`, to 4,120 when the simulated seeds moved to `gauntlet-redteam`, and
-/// to 4,110 when the progress lines moved to `gauntlet-report` (which paid for `gauntlet doctor`). Getting to 2,000
-/// means moving the commands' domain steps into the libraries too.
-const CLI_LINES_CEILING: usize = 4_110;
+/// to 4,110 when the progress lines moved to `gauntlet-report` (which paid for `gauntlet doctor`), and to 4,100 when
+/// the judgement of a stored run moved to `gauntlet-store`. Getting to 2,000 means moving the commands' domain steps
+/// into the libraries too.
+const CLI_LINES_CEILING: usize = 4_100;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
