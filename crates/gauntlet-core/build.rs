@@ -26,6 +26,9 @@ const SETS: &[&str] = &[
     "dev10.yaml",
     "dev12.yaml",
     "dev13.yaml",
+    "dev14.yaml",
+    "dev15.yaml",
+    "dev16.yaml",
 ];
 
 fn main() {
