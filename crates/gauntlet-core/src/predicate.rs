@@ -9,6 +9,8 @@ use cel::common::types::{
 };
 use cel::common::value::Val;
 use cel::{Context, Env, Program};
+use regex_automata::meta;
+use regex_automata::nfa::thompson::WhichCaptures;
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::fmt;
@@ -41,30 +43,50 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
 });
 
 /// Compiled regular expressions by pattern, shared by all evaluations.
-static REGEX_CACHE: LazyLock<std::sync::RwLock<HashMap<String, regex::Regex>>> =
+static REGEX_CACHE: LazyLock<std::sync::RwLock<HashMap<String, Arc<meta::Regex>>>> =
     LazyLock::new(Default::default);
+
+/// A pattern compiled for `matches`, which only asks whether it matches: no capture groups and none of the engines
+/// that exist to report them (the one-pass DFA, the backtracker), so each worker thread's cache for a pattern is
+/// about a quarter of `regex::Regex`'s (1.5 MB against 6.5 MB for the built-in suite's 121 patterns).
+fn compile_for_matching(pattern: &str) -> Result<meta::Regex, String> {
+    meta::Regex::builder()
+        .configure(
+            meta::Config::new()
+                .which_captures(WhichCaptures::None)
+                .onepass(false)
+                .backtrack(false),
+        )
+        .build(pattern)
+        .map_err(|err| err.to_string())
+}
 
 /// CEL's `matches` (RE2 syntax), with each pattern compiled once.
 fn matches(this: &CelString<'_>, re: &CelString<'_>) -> Result<CelBool, cel::ExecutionError> {
     let pattern = re.inner();
-    if let Ok(cache) = REGEX_CACHE.read()
-        && let Some(r) = cache.get(pattern)
-    {
-        return Ok(CelBool::from(r.is_match(this.inner())));
-    }
-    let compiled =
-        regex::Regex::new(pattern).map_err(|err| cel::ExecutionError::FunctionError {
-            function: "matches".to_string(),
-            message: format!("'{pattern}' is not a valid regex: {err}"),
-        })?;
-    let hit = compiled.is_match(this.inner());
-    if let Ok(mut cache) = REGEX_CACHE.write() {
-        // Bounded: predicates are authored, but a pattern built at run time must not grow the cache forever.
-        if cache.len() < 4096 {
-            cache.insert(pattern.to_string(), compiled);
+    let cached = REGEX_CACHE
+        .read()
+        .ok()
+        .and_then(|cache| cache.get(pattern).cloned());
+    let compiled = match cached {
+        Some(r) => r,
+        None => {
+            let r = Arc::new(compile_for_matching(pattern).map_err(|err| {
+                cel::ExecutionError::FunctionError {
+                    function: "matches".to_string(),
+                    message: format!("'{pattern}' is not a valid regex: {err}"),
+                }
+            })?);
+            if let Ok(mut cache) = REGEX_CACHE.write() {
+                // Bounded: predicates are authored, but a pattern built at run time must not grow the cache forever.
+                if cache.len() < 4096 {
+                    cache.insert(pattern.to_string(), Arc::clone(&r));
+                }
+            }
+            r
         }
-    }
-    Ok(CelBool::from(hit))
+    };
+    Ok(CelBool::from(compiled.is_match(this.inner())))
 }
 
 /// CEL's `carries`: see [`crate::encoding::carries`].

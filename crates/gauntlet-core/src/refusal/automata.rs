@@ -19,8 +19,10 @@ use regex_automata::{Input, MatchKind, PatternSet};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Bytes of lazy DFA states each table may keep per thread before its cache is cleared.
-const CACHE_CAPACITY: usize = 4 << 20;
+/// Bytes of lazy DFA states each table may keep per thread before its cache is cleared; a table whose automaton
+/// needs more than this just to search (the union of declines needs about 2.2 MB) gets that minimum instead. At
+/// 4 MB the run job's peak was 3–4 MB higher for the same speed.
+const CACHE_CAPACITY: usize = 1 << 20;
 
 /// Ids for the per-thread cache slots, one per automaton.
 static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
@@ -50,6 +52,7 @@ pub(super) struct Found {
 fn dfa_config() -> dfa::Config {
     dfa::Config::new()
         .cache_capacity(CACHE_CAPACITY)
+        .skip_cache_capacity_check(true)
         .minimum_cache_clear_count(None)
 }
 
