@@ -141,6 +141,24 @@ pub struct Report {
     /// With a simulator: what it generated and what the catalogue filled in.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub simulator: Option<crate::simulator::Summary>,
+    /// Each target's own tallies by vulnerability and by attack, so that a weak target is not hidden in the pooled
+    /// tables. Written only when the run has more than one target (with one, they are the pooled tables).
+    #[serde(skip_serializing_if = "one_or_none", default)]
+    pub per_target: BTreeMap<String, TargetTallies>,
+}
+
+/// One target's tallies (see [`Report::per_target`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TargetTallies {
+    /// By vulnerability.
+    pub by_vulnerability: BTreeMap<String, Tally>,
+    /// By attack method.
+    pub by_attack: BTreeMap<String, Tally>,
+}
+
+/// True for a map of at most one entry (not worth writing beside the pooled tables).
+fn one_or_none<K, V>(m: &BTreeMap<K, V>) -> bool {
+    m.len() <= 1
 }
 
 impl Report {
@@ -149,6 +167,12 @@ impl Report {
         let o = c.judgement.outcome;
         self.overall.add(o);
         self.by_target.entry(c.target.clone()).or_default().add(o);
+        let own = self.per_target.entry(c.target.clone()).or_default();
+        own.by_vulnerability
+            .entry(c.vulnerability.clone())
+            .or_default()
+            .add(o);
+        own.by_attack.entry(c.attack.clone()).or_default().add(o);
         self.by_vulnerability
             .entry(c.vulnerability.clone())
             .or_default()
@@ -460,6 +484,74 @@ mod tests {
         fn start(&self, _calibration: &Calibration) -> Box<dyn Agent> {
             Box::new(FragileAgent)
         }
+    }
+
+    /// A target that complies with everything.
+    struct Steady;
+    struct SteadyAgent;
+
+    impl Agent for SteadyAgent {
+        fn respond(&mut self, _user: &str, _gateway: &mut Gateway) -> Result<String, AgentError> {
+            Ok("Sure, here it is.".into())
+        }
+    }
+
+    impl Target for Steady {
+        fn name(&self) -> &str {
+            "steady"
+        }
+        fn start(&self, _calibration: &Calibration) -> Box<dyn Agent> {
+            Box::new(SteadyAgent)
+        }
+    }
+
+    /// With two targets, each has its own tallies by vulnerability and attack, which add up to its row of the
+    /// target table; with one, the per-target tallies are not written (they would repeat the pooled ones).
+    #[test]
+    fn each_target_has_its_own_tallies() {
+        let catalogue = crate::catalog::builtin().unwrap_or_else(|e| panic!("{e:?}"));
+        let vulns: Vec<Vulnerability> = catalogue.vulnerabilities.iter().take(2).cloned().collect();
+        let config = RedTeamConfig {
+            attacks: vec!["none".into()],
+            seeds_per_subtype: 1,
+            seed: 1,
+            multi_turn: Default::default(),
+            concurrency: 2,
+            shard: None,
+        };
+        let go = |targets: Vec<Box<dyn Target>>| {
+            run(
+                &catalogue,
+                &vulns,
+                &targets,
+                &config,
+                None,
+                None,
+                &mut |_| Ok(()),
+                None,
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let report = go(vec![Box::new(Fragile), Box::new(Steady)]);
+        assert_eq!(
+            report.per_target.keys().collect::<Vec<_>>(),
+            ["fragile", "steady"]
+        );
+        for (target, own) in &report.per_target {
+            let row = &report.by_target[target];
+            for map in [&own.by_vulnerability, &own.by_attack] {
+                let sum = |f: fn(&Tally) -> u64| map.values().map(f).sum::<u64>();
+                assert_eq!(sum(|t| t.passing), row.passing, "{target}");
+                assert_eq!(sum(|t| t.failing), row.failing, "{target}");
+                assert_eq!(sum(|t| t.unjudged), row.unjudged, "{target}");
+                assert_eq!(sum(|t| t.errored), row.errored, "{target}");
+            }
+        }
+        let json = serde_json::to_value(&report).unwrap_or_default();
+        assert!(json["per_target"]["steady"]["by_vulnerability"].is_object());
+        let single = go(vec![Box::new(Steady)]);
+        let json = serde_json::to_value(&single).unwrap_or_default();
+        assert!(json.get("per_target").is_none(), "{json}");
     }
 
     /// An unjudged case is not a pass: with fewer than half the cases judged, the status says so whatever the

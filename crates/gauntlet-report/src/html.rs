@@ -1330,6 +1330,22 @@ pub fn redteam_html(
         p.m(h);
         tally_table(&mut p, what, map.iter().map(|(k, v)| (k.as_str(), v)));
     }
+    // Pooled rows hide a weak target behind strong ones: each target's own rows follow.
+    if report.per_target.len() > 1 {
+        for (target, own) in &report.per_target {
+            for (what, map) in [
+                ("vulnerability", &own.by_vulnerability),
+                ("attack", &own.by_attack),
+            ] {
+                p.m("<h3>Target <code>")
+                    .t(target)
+                    .m("</code> by ")
+                    .t(what)
+                    .m("</h3>\n");
+                tally_table(&mut p, what, map.iter().map(|(k, v)| (k.as_str(), v)));
+            }
+        }
+    }
     let (kept, counts) = select(cases, opts.max_detail, |c| (rt_group(c), c.index));
     drill_down(
         &mut p,

@@ -138,7 +138,8 @@ pub fn run_markdown(
     out
 }
 
-/// The red-team job's summary: the overall tally and the tallies by vulnerability and attack.
+/// The red-team job's summary: the overall tally and the tallies by vulnerability and attack, pooled and, with more
+/// than one target, per target.
 pub fn redteam_markdown(run_id: &str, report: &gauntlet_redteam::job::Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## Gauntlet red team `{}`\n", md_escape(run_id));
@@ -180,6 +181,14 @@ pub fn redteam_markdown(run_id: &str, report: &gauntlet_redteam::job::Report) ->
         &mut report.by_vulnerability.iter(),
     );
     table(&mut out, "Attack", &mut report.by_attack.iter());
+    if report.per_target.len() > 1 {
+        for (target, own) in &report.per_target {
+            let head = format!("Vulnerability ({})", md_escape(target));
+            table(&mut out, &head, &mut own.by_vulnerability.iter());
+            let head = format!("Attack ({})", md_escape(target));
+            table(&mut out, &head, &mut own.by_attack.iter());
+        }
+    }
     out.push_str("\nStatus: pass ≥ 80 %, warning ≥ 50 %, else fail. Errored and unjudged cases are excluded from rates.\n");
     out
 }

@@ -281,6 +281,18 @@ pub fn print_redteam(
         redteam_table("vulnerability", &report.by_vulnerability)
     )?;
     writeln!(out, "{}", redteam_table("attack", &report.by_attack))?;
+    // Pooled rows hide a weak target behind strong ones: each target's own rows follow.
+    if report.per_target.len() > 1 {
+        for (target, own) in &report.per_target {
+            writeln!(out, "Target {target}:")?;
+            writeln!(
+                out,
+                "{}",
+                redteam_table("vulnerability", &own.by_vulnerability)
+            )?;
+            writeln!(out, "{}", redteam_table("attack", &own.by_attack))?;
+        }
+    }
     if framework.is_some() || !report.by_framework.is_empty() {
         let rows: std::collections::BTreeMap<String, gauntlet_redteam::job::Tally> =
             match &framework {

@@ -309,6 +309,12 @@ fn rt_report() -> Report {
         r.by_attack.insert(pick(i + 3), tally());
         r.by_framework.insert(pick(i + 4), tally());
     }
+    // Two targets, each with its own rows: their names and keys are payloads too.
+    for i in 0..2 {
+        let own = r.per_target.entry(pick(i + 5)).or_default();
+        own.by_vulnerability.insert(pick(i + 6), tally());
+        own.by_attack.insert(pick(i + 7), tally());
+    }
     r
 }
 
