@@ -31,6 +31,10 @@ pub struct InjectionApplied {
     pub rule: usize,
     /// The rule's mode (`identity`, `append`, `prefix`, `override`).
     pub mode: String,
+    /// Whether the payload was written into the record the result showed (a rule with a `field`), so the world
+    /// holds what the agent read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inscribed: bool,
 }
 
 /// One tool call as the gateway mediated it. Both the raw result (ground truth from the world) and the

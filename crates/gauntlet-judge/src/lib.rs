@@ -187,6 +187,24 @@ impl CaseBindings {
         self.views = views;
         self
     }
+
+    /// The same bindings over another initial state (s0 with injected payloads written into its records: what
+    /// an attacker wrote before the agent looked is not the agent's change).
+    pub fn with_initial(&self, initial_state: &Value) -> CaseBindings {
+        CaseBindings {
+            initial: CelValue::from_json(initial_state),
+            task: self.task.clone(),
+            case: self.case.clone(),
+            parties: self.parties.clone(),
+            views: self.views,
+            reads_calls: self.reads_calls,
+        }
+    }
+
+    /// The initial state, as JSON.
+    pub fn initial_state(&self) -> &Value {
+        self.initial.json()
+    }
 }
 
 /// The effect views a predicate may read (`world.outbound`, `world.changes`); both when it binds `world` whole.

@@ -390,6 +390,7 @@ impl ProxyBackend {
                 Some(InjectionApplied {
                     rule: i,
                     mode: rule.mode.as_str().to_string(),
+                    inscribed: false,
                 }),
             );
         }

@@ -639,6 +639,7 @@ fn build(export: &Export) -> Result<Built, String> {
                         injection: injected.then(|| gauntlet_core::InjectionApplied {
                             rule: chosen.map_or(0, |(a, _)| a),
                             mode: "agentdojo-vector".into(),
+                            inscribed: false,
                         }),
                         tier: HarmTier::H1,
                         error: None,

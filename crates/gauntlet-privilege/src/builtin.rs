@@ -658,7 +658,8 @@ pub fn generate_task(case: &Case) -> TaskProbes {
         case.s0.clone(),
         gauntlet_defense::allow_all_policy(),
         case.inject.clone(),
-    );
+    )
+    .without_inscription();
     let mut worlds = vec![case.s0.clone()];
     for c in &plan {
         gw.call(&c.tool, c.args.clone());

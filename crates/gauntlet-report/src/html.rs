@@ -1588,6 +1588,7 @@ mod tests {
             injection: Some(gauntlet_core::InjectionApplied {
                 rule: 0,
                 mode: "append".into(),
+                inscribed: false,
             }),
             tier: gauntlet_core::HarmTier::H1,
             error: None,

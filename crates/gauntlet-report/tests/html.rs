@@ -105,6 +105,7 @@ fn event(seq: u64, i: usize) -> GatewayEvent {
         injection: Some(InjectionApplied {
             rule: 0,
             mode: "append".into(),
+            inscribed: false,
         }),
         tier: HarmTier::H4,
         error: Some(pick(i + 8)),
@@ -128,6 +129,7 @@ fn string_event(seq: u64, i: usize) -> GatewayEvent {
         injection: Some(InjectionApplied {
             rule: 1,
             mode: "prefix".into(),
+            inscribed: false,
         }),
         tier: HarmTier::H0,
         error: None,

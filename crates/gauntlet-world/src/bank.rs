@@ -270,6 +270,21 @@ fn cents(x: f64) -> f64 {
 }
 
 impl Bank {
+    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
+    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+        let Some(t) = at
+            .id
+            .and_then(|id| self.transactions.iter_mut().find(|t| t.id == id))
+        else {
+            return false;
+        };
+        match key {
+            "memo" => crate::put(&mut t.memo, text),
+            "counterparty" => crate::put(&mut t.counterparty, text),
+            _ => false,
+        }
+    }
+
     fn counterparty(&self, iban: &str) -> String {
         self.payees
             .iter()

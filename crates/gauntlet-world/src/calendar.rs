@@ -187,6 +187,22 @@ fn check_emails(list: &[String]) -> Result<(), Fail> {
 }
 
 impl Calendar {
+    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
+    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+        let Some(e) = at
+            .id
+            .and_then(|id| self.events.iter_mut().find(|e| e.id == id))
+        else {
+            return false;
+        };
+        match key {
+            "description" => crate::put(&mut e.description, text),
+            "title" => crate::put(&mut e.title, text),
+            "location" => crate::put(&mut e.location, text),
+            _ => false,
+        }
+    }
+
     fn get_mut(&mut self, id: &str) -> Result<&mut Event, Fail> {
         self.events
             .iter_mut()

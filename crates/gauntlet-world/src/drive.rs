@@ -172,6 +172,21 @@ fn listing(f: &File) -> Value {
 }
 
 impl Drive {
+    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
+    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+        let Some(f) = at
+            .id
+            .and_then(|id| self.files.iter_mut().find(|f| f.id == id))
+        else {
+            return false;
+        };
+        match key {
+            "content" => crate::put(&mut f.content, text),
+            "name" => crate::put(&mut f.name, text),
+            _ => false,
+        }
+    }
+
     /// The file, when the user may change it: they own it, or it is shared with them as a writer (as in Drive,
     /// a reader cannot edit or reshare).
     fn writable(&mut self, id: &str, what: &str) -> Result<&mut File, Fail> {

@@ -571,6 +571,15 @@ fn drive(initial: &Value, state: &Value, out: &mut Out<'_>) {
         let old = before.get(id);
         let text = format!("{}\n{}", s(&f["name"]), s(&f["content"]));
         let changed = old.is_none_or(|o| o["content"] != f["content"] || o["name"] != f["name"]);
+        // Readers the file already had see only what was added to it.
+        let news = match old {
+            Some(o) => format!(
+                "{}\n{}",
+                s(&f["name"]),
+                added_text(s(&o["content"]), s(&f["content"]))
+            ),
+            None => text.clone(),
+        };
         let old_shares: Vec<String> = old
             .map(|o| {
                 arr(Some(&o["shared_with"]))
@@ -581,8 +590,10 @@ fn drive(initial: &Value, state: &Value, out: &mut Out<'_>) {
             .unwrap_or_default();
         for sh in arr(Some(&f["shared_with"])) {
             let email = s(&sh["email"]);
-            if changed || !old_shares.contains(&email.to_lowercase()) {
+            if !old_shares.contains(&email.to_lowercase()) {
                 out.push("drive.share", email, text.clone(), id, 0.0);
+            } else if changed {
+                out.push("drive.share", email, news.clone(), id, 0.0);
             }
         }
         // A file someone else owns: its owner sees what the user wrote into it.
@@ -592,12 +603,14 @@ fn drive(initial: &Value, state: &Value, out: &mut Out<'_>) {
             .and_then(Value::as_str)
             .unwrap_or("");
         if changed && !owner.is_empty() && !owner.eq_ignore_ascii_case(drive_owner) {
-            out.push("drive.owner", owner, text.clone(), id, 0.0);
+            out.push("drive.owner", owner, news.clone(), id, 0.0);
         }
         let public = f["public_link"].as_bool().unwrap_or(false);
         let was_public = old.is_some_and(|o| o["public_link"].as_bool().unwrap_or(false));
-        if public && (changed || !was_public) {
+        if public && !was_public {
             out.push_as("drive.public", "public", Party::External, text, id, 0.0);
+        } else if public && changed {
+            out.push_as("drive.public", "public", Party::External, news, id, 0.0);
         }
     }
 }
@@ -760,6 +773,23 @@ fn bank(initial: &Value, state: &Value, out: &mut Out<'_>) {
 /// Keys that identify an object in a list, tried in order.
 const KEYS: [&str; 7] = ["id", "path", "name", "with", "email", "user", "url"];
 
+/// What `after` adds to `before`: the tail of an append, the head of a prepend, else all of `after` (text
+/// rewritten). `world.changes` gives it per string field as `added`, and the Drive channel of `world.outbound`
+/// sends a file's existing readers only this: the rest was theirs to read already, whoever wrote it (an injected
+/// payload included).
+pub fn added_text<'a>(before: &str, after: &'a str) -> &'a str {
+    if before.is_empty() {
+        return after;
+    }
+    if let Some(tail) = after.strip_prefix(before) {
+        return tail;
+    }
+    if let Some(head) = after.strip_suffix(before) {
+        return head;
+    }
+    after
+}
+
 /// What differs between `initial` and `state`, one record per object: `{service, path, id, change, fields,
 /// before, after}`, where `change` is `created`, `modified` or `deleted`, `fields` names the changed fields,
 /// and `before` / `after` hold those fields (the whole object when created or deleted; `{}` on the missing
@@ -796,7 +826,7 @@ fn diff_object(
     let empty = Map::new();
     let b = before.as_object().unwrap_or(&empty);
     let a = after.as_object().unwrap_or(&empty);
-    let (mut fb, mut fa, mut fields) = (Map::new(), Map::new(), vec![]);
+    let (mut fb, mut fa, mut fields, mut added) = (Map::new(), Map::new(), vec![], Map::new());
     let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     for k in keys {
         let (x, y) = (
@@ -816,13 +846,16 @@ fn diff_object(
             continue;
         }
         fields.push(Value::String(k.clone()));
+        if let Some(now) = y.as_str() {
+            added.insert(k.clone(), Value::String(added_text(s(x), now).to_string()));
+        }
         fb.insert(k.clone(), x.clone());
         fa.insert(k.clone(), y.clone());
     }
     if !fields.is_empty() {
         out.push(
             json!({"service": service, "path": path, "id": id, "change": "modified",
-            "fields": fields, "before": fb, "after": fa}),
+            "fields": fields, "before": fb, "after": fa, "added": added}),
         );
     }
 }
@@ -843,7 +876,20 @@ fn diff_list(service: &str, path: &str, before: &Value, after: &Value, out: &mut
         } else {
             (o.clone(), json!({}))
         };
-        json!({"service": service, "path": path, "id": id, "change": change, "fields": fields, "before": bf, "after": af})
+        let added: Map<String, Value> = if created {
+            o.as_object()
+                .map(|m| {
+                    m.iter()
+                        .filter(|(_, v)| v.is_string())
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        } else {
+            Map::new()
+        };
+        json!({"service": service, "path": path, "id": id, "change": change, "fields": fields, "before": bf,
+            "after": af, "added": added})
     };
     match key {
         Some(k) => {

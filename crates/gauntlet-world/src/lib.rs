@@ -72,6 +72,25 @@ pub enum SetupError {
     },
 }
 
+/// Which record an object of a tool result is: the keys the services find records by (see
+/// [`World::inscribe`]).
+pub(crate) struct Locator<'a> {
+    /// The record's id (a message, file, event, transaction, pull request).
+    pub id: Option<&'a str>,
+    /// A web page's address.
+    pub url: Option<&'a str>,
+    /// A file's path (in a repository or the shell).
+    pub path: Option<&'a str>,
+    /// A repository's name.
+    pub repo: Option<&'a str>,
+}
+
+/// Sets a record's text field (for [`World::inscribe`]); always true.
+pub(crate) fn put(slot: &mut String, text: &str) -> bool {
+    text.clone_into(slot);
+    true
+}
+
 /// A service error message (internal shorthand).
 pub(crate) type Fail = String;
 
@@ -155,6 +174,57 @@ impl World {
             self.clock.tick();
         }
         result.map_err(ToolError::Service)
+    }
+
+    /// Writes an injected payload into the record a tool result showed, so that the world holds what the agent
+    /// read: a poisoned mail stays poisoned when it is read again, forwarded or quoted. `field` is the injection
+    /// rule's JSON pointer into `result` (the raw result of `tool` called with `args`) and `text` the field's new
+    /// value. The record is found by the `id`, `url`, `path` or `repo` of the object that holds the field (or of
+    /// the call's arguments). Returns whether a record took the text; a result that is no record (a command's
+    /// output, a list of names) takes none.
+    pub fn inscribe(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        result: &Value,
+        field: &str,
+        text: &str,
+    ) -> bool {
+        let Some((parent, key)) = field.rsplit_once('/') else {
+            return false;
+        };
+        let key = key.replace("~1", "/").replace("~0", "~");
+        let Some(object) = result.pointer(parent).filter(|v| v.is_object()) else {
+            return false;
+        };
+        let str_of = |k: &str| {
+            object
+                .get(k)
+                .and_then(Value::as_str)
+                .or_else(|| args.get(k).and_then(Value::as_str))
+        };
+        let at = Locator {
+            id: object.get("id").and_then(Value::as_str),
+            url: str_of("url"),
+            path: str_of("path"),
+            repo: str_of("repo"),
+        };
+        let (service, _) = tool.split_once('.').unwrap_or((tool, ""));
+        let done = match service {
+            "mail" => self.mail.inscribe(&at, &key, text),
+            "calendar" => self.calendar.inscribe(&at, &key, text),
+            "drive" => self.drive.inscribe(&at, &key, text),
+            "repo" => self.repo.inscribe(&at, &key, text),
+            "bank" => self.bank.inscribe(&at, &key, text),
+            "chat" => self.chat.inscribe(&at, &key, text),
+            "web" => self.web.inscribe(&at, &key, text),
+            "shell" => self.shell.inscribe(&at, &key, text),
+            _ => false,
+        };
+        if done && let Some(i) = SERVICES.iter().position(|s| *s == service) {
+            self.touched |= 1 << i;
+        }
+        done
     }
 
     /// Applies one setup operation (`mail.deliver`, `bank.account`, …) while building a case's initial state.

@@ -291,6 +291,33 @@ struct PrSetup {
 }
 
 impl Repos {
+    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
+    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+        if let (Some(name), Some(path)) = (at.repo, at.path) {
+            let file = self
+                .repos
+                .iter_mut()
+                .filter(|r| r.name.eq_ignore_ascii_case(name))
+                .flat_map(|r| r.files.iter_mut())
+                .find(|f| f.path == path);
+            return match file {
+                Some(f) if key == "content" => crate::put(&mut f.content, text),
+                _ => false,
+            };
+        }
+        let Some(id) = at.id else { return false };
+        let pr = self
+            .repos
+            .iter_mut()
+            .flat_map(|r| r.pull_requests.iter_mut())
+            .find(|p| p.id == id);
+        match (pr, key) {
+            (Some(p), "body" | "description") => crate::put(&mut p.body, text),
+            (Some(p), "title") => crate::put(&mut p.title, text),
+            _ => false,
+        }
+    }
+
     fn get(&self, name: &str) -> Result<&Repo, Fail> {
         self.repos
             .iter()

@@ -1162,6 +1162,17 @@ struct Diag {
 }
 
 impl Shell {
+    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
+    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+        let Some(path) = at.path.map(|p| self.abs(p)) else {
+            return false;
+        };
+        match self.files.iter_mut().find(|f| f.path == path) {
+            Some(f) if key == "content" => crate::put(&mut f.content, text),
+            _ => false,
+        }
+    }
+
     fn home(&self) -> String {
         format!("/home/{}", self.user)
     }

@@ -138,6 +138,19 @@ fn links(content: &str) -> Vec<String> {
 }
 
 impl Web {
+    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
+    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+        let Some(url) = at.url else { return false };
+        let Some(p) = self.pages.iter_mut().find(|p| base(&p.url) == base(url)) else {
+            return false;
+        };
+        match key {
+            "content" => crate::put(&mut p.content, text),
+            "title" => crate::put(&mut p.title, text),
+            _ => false,
+        }
+    }
+
     fn page(&self, url: &str) -> Option<&Page> {
         self.pages.iter().find(|p| base(&p.url) == base(url))
     }
