@@ -16,9 +16,9 @@ pub fn var(name: &str) -> Option<String> {
         .or_else(|| FILE.get().and_then(|f| f.get(name).cloned()))
 }
 
-/// A `.env` line that is not `NAME=value`, with where it is.
+/// A `.env` line that is not `NAME=value`, with where it is (line and column 0: the file itself, e.g. unreadable).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}:{column}: {message}")]
+#[error("{}", located(.file, .line, .column, .message))]
 pub struct EnvFileError {
     /// The file.
     pub file: String,
@@ -28,6 +28,15 @@ pub struct EnvFileError {
     pub column: usize,
     /// What is wrong.
     pub message: String,
+}
+
+/// `file:line:column: message`, or `file: message` for the file as a whole.
+fn located(file: &str, line: &usize, column: &usize, message: &str) -> String {
+    if *line == 0 {
+        format!("{file}: {message}")
+    } else {
+        format!("{file}:{line}:{column}: {message}")
+    }
 }
 
 /// Parses a `.env` file's text: `NAME=value` lines, optionally `export NAME=value`; `#` comments and blank lines;
@@ -177,6 +186,19 @@ mod tests {
         assert_eq!((v["K"].as_str(), v["S"].as_str()), ("v", "a b"));
         assert_eq!(v["E"], "say \"hi\"");
         assert!(parse(".env", "K=\"v\" extra\n").is_err());
+    }
+
+    /// A file that cannot be read is named without a line and column that do not exist.
+    #[test]
+    fn an_unreadable_file_is_named_without_a_position() {
+        let dir = std::env::temp_dir();
+        let e = load_file(&dir).expect_err("a directory is no .env file");
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with(&format!("{}: cannot read:", dir.display())),
+            "{shown}"
+        );
+        assert!(!shown.contains(":0:0"), "{shown}");
     }
 
     #[test]
