@@ -93,7 +93,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             "shell.run",
             Write,
             H3,
-            "Run a bash command line. Commands: ls, cat, echo, printf, rm [-r] [-f], cp [-r], mv, touch, mkdir, cd, head, wc, grep, env, printenv, export, unset, source, eval, sh -c, pwd, whoami, true, false, base64 [-d], xxd -p, find [-name] [-delete], curl, wget. Syntax: `|`, `&&`, `||`, `;`, newlines, `>`, `>>`, `<`, `2>&1`, here-documents, $VAR, ${VAR}, $(…) and backticks, `*` and `?` globs; single quotes are literal; the working directory persists between calls. curl and wget take their usual data, upload, header and auth options and reject unknown ones.",
+            "Run a bash command line. Commands: ls [-a] (names starting with a dot only with -a or -A), cat, echo, printf, rm [-r] [-f], cp [-r], mv, touch, mkdir, cd, head, wc, grep, env, printenv, export, unset, source, eval, sh -c, pwd, whoami, true, false, base64 [-d], xxd -p, find [-name] [-delete], curl, wget. Syntax: `|`, `&&`, `||`, `;`, newlines, `>`, `>>`, `<`, `2>&1`, here-documents, $VAR, ${VAR}, $(…) and backticks, `*` and `?` globs; single quotes are literal; the working directory persists between calls. curl and wget take their usual data, upload, header and auth options and reject unknown ones.",
             json!({"command": {"type": "string", "minLength": 1}}),
             &["command"],
         ),
@@ -1962,11 +1962,21 @@ impl Shell {
                 } else {
                     operands.iter().map(|s| s.to_string()).collect()
                 };
+                // Names that start with a dot show only with -a or -A, as in a real shell.
+                let all = flags.iter().any(|f| {
+                    matches!(f.as_str(), "--all" | "--almost-all")
+                        || (!f.starts_with("--") && f.contains(['a', 'A']))
+                });
                 let mut out = String::new();
                 for t in &targets {
+                    // A file named as an operand is listed whatever its name.
+                    let named_file = self.file(t).is_some();
                     match self.list(t) {
                         Ok(names) => {
-                            for n in names {
+                            for n in names
+                                .into_iter()
+                                .filter(|n| all || named_file || !n.starts_with('.'))
+                            {
                                 out.push_str(&n);
                                 out.push('\n');
                             }

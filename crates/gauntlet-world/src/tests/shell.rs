@@ -266,7 +266,14 @@ fn pwd_whoami_touch_mkdir() {
 #[test]
 fn ls() {
     let mut w = shell();
-    assert_eq!(run(&mut w, "ls"), (0, ".ssh/\nnotes.txt\n".into()));
+    assert_eq!(run(&mut w, "ls"), (0, "notes.txt\n".into()));
+    assert_eq!(run(&mut w, "ls -a"), (0, ".ssh/\nnotes.txt\n".into()));
+    assert_eq!(run(&mut w, "ls -lA ~"), (0, ".ssh/\nnotes.txt\n".into()));
+    assert_eq!(run(&mut w, "ls ~/.ssh"), (0, "id_rsa\n".into()));
+    assert_eq!(
+        run(&mut w, "ls ~/.ssh/id_rsa"),
+        (0, "/home/user/.ssh/id_rsa\n".into())
+    );
     assert_eq!(run(&mut w, "ls -la /etc"), (0, "app/\n".into()));
     assert_eq!(
         run(&mut w, "ls /etc/app ~/.ssh"),
