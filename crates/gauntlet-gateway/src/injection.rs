@@ -136,7 +136,8 @@ pub fn render(v: &Value) -> String {
     }
 }
 
-fn transform(mode: InjectionMode, text: &str, original: &str) -> String {
+/// The text `mode` makes of `original` with the payload `text`.
+pub fn transform(mode: InjectionMode, text: &str, original: &str) -> String {
     match mode {
         InjectionMode::Identity => original.to_string(),
         InjectionMode::Append => format!("{original}\n\n{text}"),

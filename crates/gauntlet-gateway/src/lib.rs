@@ -161,8 +161,7 @@ impl Gateway {
         &self.log[self.log.len() - 1]
     }
 
-    /// Applies the first matching rule that still has uses left.
-    /// Applies the first rule that matches the call. A rule with a `field` also writes its payload into the
+    /// Applies the first rule that matches the call and still has uses left. A rule with a `field` also writes its payload into the
     /// record the result showed ([`World::inscribe`]): the payload is then part of the world (read again,
     /// forwarded, quoted), and a later read that already shows it is not poisoned twice.
     fn inject(&mut self, call: &ToolCall, raw: &Value) -> (Value, Option<InjectionApplied>) {
@@ -184,13 +183,11 @@ impl Gateway {
             self.fired[i] += 1;
             let observed = rule.apply(raw);
             let inscribed = match &rule.field {
-                Some(field) if writes => observed
-                    .pointer(field)
-                    .and_then(Value::as_str)
-                    .is_some_and(|text| {
-                        self.world
-                            .inscribe(&call.tool, &call.args, raw, field, text)
-                    }),
+                Some(field) if writes && observed.pointer(field).is_some_and(Value::is_string) => {
+                    let edit = |old: &str| injection::transform(rule.mode, &rule.text, old);
+                    self.world
+                        .inscribe(&call.tool, &call.args, raw, field, &edit)
+                }
                 _ => false,
             };
             return (

@@ -547,10 +547,10 @@ mod tests {
                 assert_eq!(sum(|t| t.errored), row.errored, "{target}");
             }
         }
-        let json = serde_json::to_value(&report).unwrap_or_default();
+        let json = serde_json::to_value(&report).unwrap_or_else(|e| panic!("{e}"));
         assert!(json["per_target"]["steady"]["by_vulnerability"].is_object());
         let single = go(vec![Box::new(Steady)]);
-        let json = serde_json::to_value(&single).unwrap_or_default();
+        let json = serde_json::to_value(&single).unwrap_or_else(|e| panic!("{e}"));
         assert!(json.get("per_target").is_none(), "{json}");
     }
 

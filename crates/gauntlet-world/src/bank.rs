@@ -270,8 +270,13 @@ fn cents(x: f64) -> f64 {
 }
 
 impl Bank {
-    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
-    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+    /// Rewrites field `key` of the record at `at` with `edit` (see [`crate::World::inscribe`]).
+    pub(crate) fn inscribe(
+        &mut self,
+        at: &crate::Locator<'_>,
+        key: &str,
+        edit: crate::Edit<'_>,
+    ) -> bool {
         let Some(t) = at
             .id
             .and_then(|id| self.transactions.iter_mut().find(|t| t.id == id))
@@ -279,8 +284,8 @@ impl Bank {
             return false;
         };
         match key {
-            "memo" => crate::put(&mut t.memo, text),
-            "counterparty" => crate::put(&mut t.counterparty, text),
+            "memo" => crate::put(&mut t.memo, edit),
+            "counterparty" => crate::put(&mut t.counterparty, edit),
             _ => false,
         }
     }

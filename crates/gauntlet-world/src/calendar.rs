@@ -187,8 +187,13 @@ fn check_emails(list: &[String]) -> Result<(), Fail> {
 }
 
 impl Calendar {
-    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
-    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+    /// Rewrites field `key` of the record at `at` with `edit` (see [`crate::World::inscribe`]).
+    pub(crate) fn inscribe(
+        &mut self,
+        at: &crate::Locator<'_>,
+        key: &str,
+        edit: crate::Edit<'_>,
+    ) -> bool {
         let Some(e) = at
             .id
             .and_then(|id| self.events.iter_mut().find(|e| e.id == id))
@@ -196,9 +201,9 @@ impl Calendar {
             return false;
         };
         match key {
-            "description" => crate::put(&mut e.description, text),
-            "title" => crate::put(&mut e.title, text),
-            "location" => crate::put(&mut e.location, text),
+            "description" => crate::put(&mut e.description, edit),
+            "title" => crate::put(&mut e.title, edit),
+            "location" => crate::put(&mut e.location, edit),
             _ => false,
         }
     }

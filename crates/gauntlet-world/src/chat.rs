@@ -242,13 +242,18 @@ fn channel_name(s: &str) -> String {
 }
 
 impl Chat {
-    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
-    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+    /// Rewrites field `key` of the record at `at` with `edit` (see [`crate::World::inscribe`]).
+    pub(crate) fn inscribe(
+        &mut self,
+        at: &crate::Locator<'_>,
+        key: &str,
+        edit: crate::Edit<'_>,
+    ) -> bool {
         let Some(id) = at.id else { return false };
         let in_channels = self.channels.iter_mut().flat_map(|c| c.messages.iter_mut());
         let in_dms = self.dms.iter_mut().flat_map(|d| d.messages.iter_mut());
         match in_channels.chain(in_dms).find(|m| m.id == id) {
-            Some(m) if key == "text" => crate::put(&mut m.text, text),
+            Some(m) if key == "text" => crate::put(&mut m.text, edit),
             _ => false,
         }
     }

@@ -172,8 +172,13 @@ fn listing(f: &File) -> Value {
 }
 
 impl Drive {
-    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
-    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+    /// Rewrites field `key` of the record at `at` with `edit` (see [`crate::World::inscribe`]).
+    pub(crate) fn inscribe(
+        &mut self,
+        at: &crate::Locator<'_>,
+        key: &str,
+        edit: crate::Edit<'_>,
+    ) -> bool {
         let Some(f) = at
             .id
             .and_then(|id| self.files.iter_mut().find(|f| f.id == id))
@@ -181,8 +186,8 @@ impl Drive {
             return false;
         };
         match key {
-            "content" => crate::put(&mut f.content, text),
-            "name" => crate::put(&mut f.name, text),
+            "content" => crate::put(&mut f.content, edit),
+            "name" => crate::put(&mut f.name, edit),
             _ => false,
         }
     }

@@ -773,21 +773,26 @@ fn bank(initial: &Value, state: &Value, out: &mut Out<'_>) {
 /// Keys that identify an object in a list, tried in order.
 const KEYS: [&str; 7] = ["id", "path", "name", "with", "email", "user", "url"];
 
-/// What `after` adds to `before`: the tail of an append, the head of a prepend, else all of `after` (text
-/// rewritten). `world.changes` gives it per string field as `added`, and the Drive channel of `world.outbound`
-/// sends a file's existing readers only this: the rest was theirs to read already, whoever wrote it (an injected
-/// payload included).
+/// What `after` adds to `before`: `after` without the longest start and end the two share (the appended tail, the
+/// prepended head, an inserted middle; all of `after` when it was rewritten). `world.changes` gives it per string
+/// field as `added`, and the Drive channel of `world.outbound` sends a file's existing readers only this: the rest
+/// was theirs to read already, whoever wrote it (an injected payload included).
 pub fn added_text<'a>(before: &str, after: &'a str) -> &'a str {
-    if before.is_empty() {
-        return after;
-    }
-    if let Some(tail) = after.strip_prefix(before) {
-        return tail;
-    }
-    if let Some(head) = after.strip_suffix(before) {
-        return head;
-    }
-    after
+    let head = before
+        .char_indices()
+        .zip(after.chars())
+        .find(|((_, b), a)| b != a)
+        .map_or(before.len().min(after.len()), |((i, _), _)| i);
+    // The shared end, within what is left after the shared start of both.
+    let (b_rest, a_rest) = (&before[head..], &after[head..]);
+    let tail = b_rest
+        .chars()
+        .rev()
+        .zip(a_rest.chars().rev())
+        .take_while(|(b, a)| b == a)
+        .map(|(c, _)| c.len_utf8())
+        .sum::<usize>();
+    &a_rest[..a_rest.len() - tail]
 }
 
 /// What differs between `initial` and `state`, one record per object: `{service, path, id, change, fields,

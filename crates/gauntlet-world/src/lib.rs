@@ -85,9 +85,12 @@ pub(crate) struct Locator<'a> {
     pub repo: Option<&'a str>,
 }
 
-/// Sets a record's text field (for [`World::inscribe`]); always true.
-pub(crate) fn put(slot: &mut String, text: &str) -> bool {
-    text.clone_into(slot);
+/// How [`World::inscribe`] rewrites a record's text: from its current text to the poisoned text.
+pub type Edit<'a> = &'a dyn Fn(&str) -> String;
+
+/// Rewrites a record's text field (for [`World::inscribe`]); always true.
+pub(crate) fn put(slot: &mut String, edit: Edit<'_>) -> bool {
+    *slot = edit(slot);
     true
 }
 
@@ -178,17 +181,18 @@ impl World {
 
     /// Writes an injected payload into the record a tool result showed, so that the world holds what the agent
     /// read: a poisoned mail stays poisoned when it is read again, forwarded or quoted. `field` is the injection
-    /// rule's JSON pointer into `result` (the raw result of `tool` called with `args`) and `text` the field's new
-    /// value. The record is found by the `id`, `url`, `path` or `repo` of the object that holds the field (or of
-    /// the call's arguments). Returns whether a record took the text; a result that is no record (a command's
-    /// output, a list of names) takes none.
+    /// rule's JSON pointer into `result` (the raw result of `tool` called with `args`), and `edit` turns the
+    /// record's current text into the poisoned text (the rule's mode and payload applied to it). The record is found
+    /// by the `id` of the object that holds the field, or its `url`, `path` or `repo` (those three also from the
+    /// call's arguments). Returns whether a record took the text; a result that is no record (a command's output,
+    /// a list of names) takes none.
     pub fn inscribe(
         &mut self,
         tool: &str,
         args: &Value,
         result: &Value,
         field: &str,
-        text: &str,
+        edit: Edit<'_>,
     ) -> bool {
         let Some((parent, key)) = field.rsplit_once('/') else {
             return false;
@@ -211,14 +215,14 @@ impl World {
         };
         let (service, _) = tool.split_once('.').unwrap_or((tool, ""));
         let done = match service {
-            "mail" => self.mail.inscribe(&at, &key, text),
-            "calendar" => self.calendar.inscribe(&at, &key, text),
-            "drive" => self.drive.inscribe(&at, &key, text),
-            "repo" => self.repo.inscribe(&at, &key, text),
-            "bank" => self.bank.inscribe(&at, &key, text),
-            "chat" => self.chat.inscribe(&at, &key, text),
-            "web" => self.web.inscribe(&at, &key, text),
-            "shell" => self.shell.inscribe(&at, &key, text),
+            "mail" => self.mail.inscribe(&at, &key, edit),
+            "calendar" => self.calendar.inscribe(&at, &key, edit),
+            "drive" => self.drive.inscribe(&at, &key, edit),
+            "repo" => self.repo.inscribe(&at, &key, edit),
+            "bank" => self.bank.inscribe(&at, &key, edit),
+            "chat" => self.chat.inscribe(&at, &key, edit),
+            "web" => self.web.inscribe(&at, &key, edit),
+            "shell" => self.shell.inscribe(&at, &key, edit),
             _ => false,
         };
         if done && let Some(i) = SERVICES.iter().position(|s| *s == service) {

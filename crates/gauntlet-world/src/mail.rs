@@ -262,8 +262,13 @@ fn check_recipients(list: &[String]) -> Result<(), Fail> {
 }
 
 impl Mail {
-    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
-    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+    /// Rewrites field `key` of the record at `at` with `edit` (see [`crate::World::inscribe`]).
+    pub(crate) fn inscribe(
+        &mut self,
+        at: &crate::Locator<'_>,
+        key: &str,
+        edit: crate::Edit<'_>,
+    ) -> bool {
         let Some(id) = at.id else { return false };
         let boxes = [
             &mut self.inbox,
@@ -279,8 +284,8 @@ impl Mail {
             return false;
         };
         match key {
-            "body" => crate::put(&mut m.body, text),
-            "subject" => crate::put(&mut m.subject, text),
+            "body" => crate::put(&mut m.body, edit),
+            "subject" => crate::put(&mut m.subject, edit),
             _ => false,
         }
     }

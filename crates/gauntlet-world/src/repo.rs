@@ -291,8 +291,13 @@ struct PrSetup {
 }
 
 impl Repos {
-    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
-    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+    /// Rewrites field `key` of the record at `at` with `edit` (see [`crate::World::inscribe`]).
+    pub(crate) fn inscribe(
+        &mut self,
+        at: &crate::Locator<'_>,
+        key: &str,
+        edit: crate::Edit<'_>,
+    ) -> bool {
         if let (Some(name), Some(path)) = (at.repo, at.path) {
             let file = self
                 .repos
@@ -301,7 +306,7 @@ impl Repos {
                 .flat_map(|r| r.files.iter_mut())
                 .find(|f| f.path == path);
             return match file {
-                Some(f) if key == "content" => crate::put(&mut f.content, text),
+                Some(f) if key == "content" => crate::put(&mut f.content, edit),
                 _ => false,
             };
         }
@@ -312,8 +317,8 @@ impl Repos {
             .flat_map(|r| r.pull_requests.iter_mut())
             .find(|p| p.id == id);
         match (pr, key) {
-            (Some(p), "body" | "description") => crate::put(&mut p.body, text),
-            (Some(p), "title") => crate::put(&mut p.title, text),
+            (Some(p), "body" | "description") => crate::put(&mut p.body, edit),
+            (Some(p), "title") => crate::put(&mut p.title, edit),
             _ => false,
         }
     }

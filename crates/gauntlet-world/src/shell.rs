@@ -1162,13 +1162,18 @@ struct Diag {
 }
 
 impl Shell {
-    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
-    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+    /// Rewrites field `key` of the record at `at` with `edit` (see [`crate::World::inscribe`]).
+    pub(crate) fn inscribe(
+        &mut self,
+        at: &crate::Locator<'_>,
+        key: &str,
+        edit: crate::Edit<'_>,
+    ) -> bool {
         let Some(path) = at.path.map(|p| self.abs(p)) else {
             return false;
         };
         match self.files.iter_mut().find(|f| f.path == path) {
-            Some(f) if key == "content" => crate::put(&mut f.content, text),
+            Some(f) if key == "content" => crate::put(&mut f.content, edit),
             _ => false,
         }
     }

@@ -138,15 +138,20 @@ fn links(content: &str) -> Vec<String> {
 }
 
 impl Web {
-    /// Writes an injected payload into the record at `at` (see [`crate::World::inscribe`]): `key` is the field.
-    pub(crate) fn inscribe(&mut self, at: &crate::Locator<'_>, key: &str, text: &str) -> bool {
+    /// Rewrites field `key` of the record at `at` with `edit` (see [`crate::World::inscribe`]).
+    pub(crate) fn inscribe(
+        &mut self,
+        at: &crate::Locator<'_>,
+        key: &str,
+        edit: crate::Edit<'_>,
+    ) -> bool {
         let Some(url) = at.url else { return false };
         let Some(p) = self.pages.iter_mut().find(|p| base(&p.url) == base(url)) else {
             return false;
         };
         match key {
-            "content" => crate::put(&mut p.content, text),
-            "title" => crate::put(&mut p.title, text),
+            "content" => crate::put(&mut p.content, edit),
+            "title" => crate::put(&mut p.title, edit),
             _ => false,
         }
     }
