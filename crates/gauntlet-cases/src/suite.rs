@@ -156,18 +156,107 @@ pub enum ChoiceError {
     /// `--limit 0`.
     #[error("--limit: must be at least 1")]
     ZeroLimit,
+    /// A `--filter` term that is not `KEY=VALUE` with a known key.
+    #[error(
+        "--filter: `{0}`: expected KEY=VALUE with KEY one of risk, env, attack (e.g. env=mail, risk=funds)"
+    )]
+    BadFilter(String),
+    /// The filters together leave no case.
+    #[error(
+        "--filter: `{0}` matches no case (see `gauntlet cases list` for each case's risk, env and attack)"
+    )]
+    FilterMatchesNothing(String),
+}
+
+/// Which part of a case's classification a `--filter` term reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FilterKey {
+    /// The risk leaf or its group.
+    Risk,
+    /// The environment.
+    Env,
+    /// The attack method or its family.
+    Attack,
+}
+
+/// A parsed `--filter KEY=VALUE` term: `VALUE` is a wildcard pattern over the key's ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Filter {
+    key: FilterKey,
+    pattern: String,
+}
+
+impl Filter {
+    fn parse(spec: &str) -> Result<Filter, ChoiceError> {
+        let bad = || ChoiceError::BadFilter(spec.to_string());
+        let (key, pattern) = spec.split_once('=').ok_or_else(bad)?;
+        let key = match key.trim() {
+            "risk" => FilterKey::Risk,
+            "env" => FilterKey::Env,
+            "attack" => FilterKey::Attack,
+            _ => return Err(bad()),
+        };
+        let pattern = pattern.trim();
+        if pattern.is_empty() {
+            return Err(bad());
+        }
+        Ok(Filter {
+            key,
+            pattern: pattern.to_string(),
+        })
+    }
+
+    fn admits(&self, c: &Case) -> bool {
+        let t = &c.taxonomy;
+        let ids: [&str; 2] = match self.key {
+            FilterKey::Risk => [&t.risk, &t.risk_group],
+            FilterKey::Env => [&t.env, &t.env],
+            FilterKey::Attack => [&t.attack, &t.attack_family],
+        };
+        ids.iter().any(|id| wildcard(&self.pattern, id))
+    }
+}
+
+/// Keeps the cases that `filters` admit: for each key named, any of its terms (`env=mail,env=bank`); across keys,
+/// all of them (`env=mail,risk=funds`). Terms that leave no case are an error.
+fn filtered(cases: Vec<Case>, filters: &[String]) -> Result<Vec<Case>, ChoiceError> {
+    if filters.is_empty() {
+        return Ok(cases);
+    }
+    let terms = filters
+        .iter()
+        .map(|f| Filter::parse(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let keep: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| {
+            [FilterKey::Risk, FilterKey::Env, FilterKey::Attack]
+                .iter()
+                .all(|k| {
+                    let mut of_key = terms.iter().filter(|t| t.key == *k).peekable();
+                    of_key.peek().is_none() || of_key.any(|t| t.admits(c))
+                })
+        })
+        .collect();
+    if keep.is_empty() {
+        return Err(ChoiceError::FilterMatchesNothing(filters.join(",")));
+    }
+    Ok(keep)
 }
 
 /// The part of a suite to run: the cases whose id matches any of `patterns` (all when there are none; `*` matches
-/// any run of characters, `?` one), then, with `limit`, a sample of that many drawn with `seed` (the same suite and
-/// seed draw the same sample), kept in id order. A pattern that matches nothing is an error, so a typo is not a
-/// silently smaller run.
+/// any run of characters, `?` one) and whose classification `filters` admit (`risk=…`, `env=…`, `attack=…`; see
+/// [`ChoiceError::BadFilter`]), then, with `limit`, a sample of that many drawn with `seed` (the same suite and
+/// seed draw the same sample), kept in id order. A pattern or filter that matches nothing is an error, so a typo is
+/// not a silently smaller run.
 pub fn choose(
     cases: Vec<Case>,
     patterns: &[String],
+    filters: &[String],
     limit: Option<usize>,
     seed: u64,
 ) -> Result<Vec<Case>, ChoiceError> {
+    let cases = filtered(cases, filters)?;
     if let Some(p) = patterns
         .iter()
         .find(|p| !cases.iter().any(|c| wildcard(p, &c.id)))
@@ -253,24 +342,69 @@ mod choice_tests {
     fn choosing_filters_samples_with_the_seed_and_refuses_typos() {
         let cases = load(&Source::Builtin).cases;
         let total = cases.len();
-        let mail = choose(cases.clone(), &["mail.*".into()], None, 0).unwrap_or_default();
+        let mail = choose(cases.clone(), &["mail.*".into()], &[], None, 0).unwrap_or_default();
         assert!(!mail.is_empty() && mail.len() < total);
         assert!(mail.iter().all(|c| c.id.starts_with("mail.")));
         let ids = |v: &[Case]| v.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
-        let a = choose(cases.clone(), &[], Some(5), 7).unwrap_or_default();
-        let b = choose(cases.clone(), &[], Some(5), 7).unwrap_or_default();
-        let c = choose(cases.clone(), &[], Some(5), 8).unwrap_or_default();
+        let a = choose(cases.clone(), &[], &[], Some(5), 7).unwrap_or_default();
+        let b = choose(cases.clone(), &[], &[], Some(5), 7).unwrap_or_default();
+        let c = choose(cases.clone(), &[], &[], Some(5), 8).unwrap_or_default();
         assert_eq!(a.len(), 5);
         assert_eq!(ids(&a), ids(&b), "the same seed draws the same sample");
         assert_ne!(ids(&a), ids(&c), "another seed draws another");
         assert!(ids(&a).windows(2).all(|w| w[0] < w[1]), "kept in id order");
         assert_eq!(
-            choose(cases.clone(), &["mial.*".into()], None, 0).err(),
+            choose(cases.clone(), &["mial.*".into()], &[], None, 0).err(),
             Some(ChoiceError::NoMatch("mial.*".into()))
         );
         assert_eq!(
-            choose(cases, &[], Some(0), 0).err(),
+            choose(cases.clone(), &[], &[], Some(0), 0).err(),
             Some(ChoiceError::ZeroLimit)
+        );
+    }
+
+    /// Filters read the classification: one key's terms are alternatives, different keys all apply, a group id
+    /// stands for its leaves, and a term that is malformed or leaves nothing is an error.
+    #[test]
+    fn filters_choose_by_risk_environment_and_attack() {
+        let cases = load(&Source::Builtin).cases;
+        let pick = |f: &[&str]| {
+            let f: Vec<String> = f.iter().map(|s| s.to_string()).collect();
+            choose(cases.clone(), &[], &f, None, 0)
+        };
+        let mail = pick(&["env=mail"]).unwrap_or_default();
+        assert!(!mail.is_empty() && mail.iter().all(|c| c.taxonomy.env == "mail"));
+        let two = pick(&["env=mail", "env=bank"]).unwrap_or_default();
+        assert_eq!(
+            two.len(),
+            mail.len() + cases.iter().filter(|c| c.taxonomy.env == "bank").count()
+        );
+        let funds = pick(&["env=bank", "risk=funds"]).unwrap_or_default();
+        assert!(!funds.is_empty());
+        assert!(funds.iter().all(|c| c.taxonomy.env == "bank"
+            && (c.taxonomy.risk == "funds" || c.taxonomy.risk_group == "funds")));
+        let family = &cases[0].taxonomy.attack_family;
+        let by_family = pick(&[&format!("attack={family}")]).unwrap_or_default();
+        assert!(
+            by_family
+                .iter()
+                .all(|c| &c.taxonomy.attack_family == family || &c.taxonomy.attack == family)
+        );
+        assert!(!by_family.is_empty());
+        assert_eq!(pick(&["env=ma*"]).map(|v| v.len()).ok(), Some(mail.len()));
+        assert_eq!(
+            pick(&["color=red"]).err(),
+            Some(ChoiceError::BadFilter("color=red".into()))
+        );
+        assert_eq!(
+            pick(&["env"]).err(),
+            Some(ChoiceError::BadFilter("env".into()))
+        );
+        assert_eq!(
+            pick(&["env=mail", "risk=nothing-like-this"]).err(),
+            Some(ChoiceError::FilterMatchesNothing(
+                "env=mail,risk=nothing-like-this".into()
+            ))
         );
     }
 }

@@ -289,6 +289,11 @@ struct RunArgs {
     #[arg(long = "case", value_name = "GLOB")]
     #[serde(default)]
     cases: Vec<String>,
+    /// Run only cases whose risk, env or attack (or its group) matches, e.g. --filter env=mail,risk=funds: one
+    /// key's values are alternatives, different keys all apply (`*` and `?` are wildcards).
+    #[arg(long = "filter", value_name = "KEY=VALUE", value_delimiter = ',')]
+    #[serde(default)]
+    filters: Vec<String>,
     /// Run a sample of N of the chosen cases, drawn with --seed (the same suite and seed draw the same sample).
     #[arg(long, value_name = "N")]
     #[serde(default)]
@@ -583,13 +588,10 @@ fn load_valid(paths: &[PathBuf]) -> Result<Loaded> {
         );
     }
     if loaded.cases.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         bail!(
             "--suite: no case files (*.yaml) found in {}",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            shown.join(", ")
         );
     }
     Ok(loaded)
@@ -860,7 +862,8 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         .collect::<Result<Vec<_>, _>>()?;
     let (attacker, judge) = run_models(&a, &models)?;
     let loaded = load_valid(&a.suites)?;
-    let chosen = gauntlet_cases::suite::choose(loaded.cases, &a.cases, a.limit, a.seed)?;
+    let chosen =
+        gauntlet_cases::suite::choose(loaded.cases, &a.cases, &a.filters, a.limit, a.seed)?;
     let cases: Vec<PreparedCase> = chosen.into_iter().map(PreparedCase::new).collect();
     // Model targets spend their time waiting on the network: run more episodes at once by default.
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());

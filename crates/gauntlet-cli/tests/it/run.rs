@@ -295,6 +295,21 @@ fn case_patterns_and_a_seeded_limit_choose_part_of_the_suite() {
         "{}",
         stderr(&o)
     );
+    // Filters read the classification: the bank cases of the funds risk only.
+    let (_, f) = run_json(&["--filter", "env=bank,risk=funds", "--settings", "benign"]);
+    let chosen: Vec<&str> = f["cases"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|c| c.as_str()).collect())
+        .unwrap_or_default();
+    assert!(!chosen.is_empty(), "{f}");
+    assert!(chosen.iter().all(|c| c.starts_with("bank.")), "{chosen:?}");
+    let o = gauntlet(&["run", "-q", "--no-store", "--filter", "colour=red"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--filter: `colour=red`"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
