@@ -75,6 +75,9 @@ pub struct MockConfig {
     pub seed: u64,
     /// Scripted replies, tried before the literal behaviour.
     pub script: Vec<Rule>,
+    /// Requests after this many wait until [`MockServer::release`]: a run that cannot finish, however fast or slow
+    /// the machine, for tests that stop a run midway.
+    pub stall_after: Option<u64>,
 }
 
 impl Default for MockConfig {
@@ -86,6 +89,7 @@ impl Default for MockConfig {
             hang: Duration::from_secs(300),
             seed: 0,
             script: vec![],
+            stall_after: None,
         }
     }
 }
@@ -156,12 +160,15 @@ impl Stats {
 struct Shared {
     cfg: MockConfig,
     stats: Arc<Stats>,
+    /// Set by [`MockServer::release`]: stalled requests go on.
+    released: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A running mock server.
 pub struct MockServer {
     addr: SocketAddr,
     stats: Arc<Stats>,
+    released: Arc<std::sync::atomic::AtomicBool>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -171,9 +178,11 @@ impl MockServer {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let stats = Arc::new(Stats::default());
+        let released = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let shared = Arc::new(Shared {
             cfg,
             stats: stats.clone(),
+            released: released.clone(),
         });
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
@@ -192,6 +201,7 @@ impl MockServer {
         Ok(MockServer {
             addr,
             stats,
+            released,
             shutdown: Some(tx),
         })
     }
@@ -214,6 +224,11 @@ impl MockServer {
     /// The counters.
     pub fn stats(&self) -> StatsSnapshot {
         self.stats.snapshot()
+    }
+
+    /// Lets requests held by [`MockConfig::stall_after`] go on, and every later one through.
+    pub fn release(&self) {
+        self.released.store(true, Ordering::Relaxed);
     }
 }
 
@@ -265,6 +280,11 @@ struct ToolName {
 /// `Ok((request number, bad_args))` otherwise (`bad_args`: corrupt the tool-call arguments).
 async fn faults(s: &Shared) -> Result<(u64, bool), Response> {
     let n = s.stats.requests.fetch_add(1, Ordering::Relaxed);
+    if s.cfg.stall_after.is_some_and(|k| n >= k) {
+        while !s.released.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
     let f = &s.cfg.faults;
     let x = draw(s.cfg.seed, n);
     if !s.cfg.latency.is_zero() {

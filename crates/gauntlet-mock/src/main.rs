@@ -88,6 +88,7 @@ async fn main() -> std::process::ExitCode {
         hang: Duration::from_millis(a.hang_ms),
         seed: a.seed,
         script,
+        stall_after: None,
     };
     let server = match MockServer::start(SocketAddr::new(a.host, a.port), cfg).await {
         Ok(s) => s,

@@ -424,8 +424,11 @@ fn an_http_app_is_tested_through_the_gateway() {
 
 #[test]
 fn a_resumed_run_s_ledger_covers_the_killed_process_s_spend() {
+    // The mock holds every request after the 20th until released, so the run cannot end before it is killed
+    // however loaded the machine is (20 answers take longer than the store's 250 ms commit interval).
     let m = mock(MockConfig {
         latency: std::time::Duration::from_millis(80),
+        stall_after: Some(20),
         ..MockConfig::default()
     });
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -448,7 +451,9 @@ fn a_resumed_run_s_ledger_covers_the_killed_process_s_spend() {
         ],
         &store,
     );
+    // Requests the killed process sent and never saw answered count as its own (never in its ledger).
     let killed = m.server.stats().requests;
+    m.server.release();
     let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
     let o = gauntlet(&["run", "--resume", &id, "--store", &store]);
     assert!(o.status.success(), "{}", stderr(&o));

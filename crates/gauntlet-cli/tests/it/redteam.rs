@@ -658,8 +658,11 @@ fn stored_requests(show: &str) -> u64 {
 
 #[test]
 fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
+    // Requests after the 40th wait until released: the run cannot end before it is killed on a loaded machine
+    // (40 answers take longer than the store's 250 ms commit interval).
     let m = mock_with(gauntlet_mock::MockConfig {
         latency: std::time::Duration::from_millis(25),
+        stall_after: Some(40),
         ..Default::default()
     });
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -685,6 +688,7 @@ fn a_resumed_run_s_ledger_carries_what_the_killed_process_spent() {
         &store,
     );
     let killed = m.server.stats().requests;
+    m.server.release();
     let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
     let o = gauntlet(&["redteam", "--resume", &id, "--store", &store]);
     assert!(o.status.success(), "{}", stderr(&o));
