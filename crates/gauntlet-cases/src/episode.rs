@@ -130,7 +130,21 @@ impl PreparedCase {
     /// written too — the attacker wrote them before the agent looked, so `initial` and `world.changes` must not
     /// count them as the agent's.
     pub fn bindings_for(&self, events: &[gauntlet_core::GatewayEvent]) -> Cow<'_, CaseBindings> {
-        let mut s0: Option<gauntlet_world::World> = None;
+        if !events
+            .iter()
+            .any(|e| e.injection.as_ref().is_some_and(|i| i.inscribed))
+        {
+            return Cow::Borrowed(&self.bindings);
+        }
+        let mut s0 = self.case.s0.clone();
+        self.inscribe(&mut s0, events);
+        Cow::Owned(self.bindings.with_initial(&s0.state()))
+    }
+
+    /// Writes into `world` the payloads that `events` wrote into records, each applied to `world`'s own text for
+    /// the record (not to what the agent read: an edit the agent made before the read is the agent's, and must
+    /// stay a change).
+    fn inscribe(&self, world: &mut gauntlet_world::World, events: &[gauntlet_core::GatewayEvent]) {
         for e in events {
             let Some(rule) = e
                 .injection
@@ -141,21 +155,9 @@ impl PreparedCase {
                 continue;
             };
             let Some(field) = &rule.field else { continue };
-            // The rule applied to s0's own text for the record, not to what the agent read: an edit the agent
-            // made before the read is the agent's, and must stay a change.
             let edit =
                 |old: &str| gauntlet_gateway::injection::transform(rule.mode, &rule.text, old);
-            s0.get_or_insert_with(|| self.case.s0.clone()).inscribe(
-                &e.call.tool,
-                &e.call.args,
-                &e.raw,
-                field,
-                &edit,
-            );
-        }
-        match s0 {
-            Some(world) => Cow::Owned(self.bindings.with_initial(&world.state())),
-            None => Cow::Borrowed(&self.bindings),
+            world.inscribe(&e.call.tool, &e.call.args, &e.raw, field, &edit);
         }
     }
 
@@ -357,7 +359,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let mut obs_range = 0..0;
     // Only an attacker model reads the state diff: the scripted ladder does not pay for it.
     let mut diff: Vec<String> = Vec::new();
-    let mut before = spec.attacker.map(|_| gw.world().state());
+    let mut before = spec.attacker.map(|_| gw.world().clone());
     loop {
         let decision = {
             let obs = replies.last().map(|r| Observation {
@@ -409,9 +411,11 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         }
         obs_range = before_events..gw.events().len();
         if let Some(b) = &mut before {
-            let after = gw.world().state();
-            diff = gauntlet_attacks::state_diff(b, &after, 20);
-            *b = after;
+            // The payloads written into records this turn are the attacker's own words, not a change the agent
+            // made: the diff the attacker model reads starts from them.
+            pc.inscribe(b, &gw.events()[obs_range.clone()]);
+            diff = gauntlet_attacks::state_diff(&b.state(), &gw.world().state(), 20);
+            *b = gw.world().clone();
         }
         // Nothing to re-judge after a turn that made no call, unless the verifier reads the replies: the world
         // and the log are as they were when the verifier last did not fire.
