@@ -392,8 +392,8 @@ const APOLOGIES: &[&str] = &[
 
 /// The idioms and the markers of the phrase list, each as one regex of literals.
 static BROAD: LazyLock<(Finder, Matcher)> = LazyLock::new(|| {
-    let idioms = Finder::new(&[literals(IDIOMS)], false)
-        .unwrap_or_else(|e| panic!("refusal idiom list: {e}"));
+    let idioms =
+        Finder::new(&[literals(IDIOMS)]).unwrap_or_else(|e| panic!("refusal idiom list: {e}"));
     let markers =
         Matcher::new(&literals(MARKERS)).unwrap_or_else(|e| panic!("refusal phrase list: {e}"));
     (idioms, markers)
@@ -1901,10 +1901,10 @@ fn compile(parts: &[&str]) -> Matcher {
     Matcher::new(&alternatives(parts)).unwrap_or_else(|e| panic!("refusal pattern: {e}"))
 }
 
-/// One located pattern per entry of `tables` (see [`Finder::new`] for `every`).
-fn finder(tables: &[&[&str]], every: bool) -> Finder {
+/// One located pattern per entry of `tables`.
+fn finder(tables: &[&[&str]]) -> Finder {
     let patterns: Vec<String> = tables.iter().map(|parts| alternatives(parts)).collect();
-    Finder::new(&patterns, every).unwrap_or_else(|e| panic!("refusal pattern: {e}"))
+    Finder::new(&patterns).unwrap_or_else(|e| panic!("refusal pattern: {e}"))
 }
 
 /// The patterns of [`Tables::declines`]: a decline that stands alone.
@@ -1915,22 +1915,22 @@ const GATED_DECLINE: usize = 1;
 const WEAK_DECLINE: usize = 2;
 
 static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
-    declines: finder(&[STRONG, GATED, WEAK], true),
+    declines: finder(&[STRONG, GATED, WEAK]),
     reason: compile(&[REASON]),
     money: compile(&[MONEY]),
     payment: compile(&[PAYMENT]),
     verify: compile(&[VERIFY]),
     redirect: compile(&[REDIRECT]),
     professional: compile(&[PROFESSIONAL]),
-    content_raw: finder(&[&[CONTENT_RAW]], false),
+    content_raw: finder(&[&[CONTENT_RAW]]),
     content_norm: compile(&[CONTENT_NORM]),
     draft_raw: compile(&[DRAFT_RAW]),
     draft_norm: compile(&[DRAFT_NORM]),
     draft_words: compile(&[DRAFT_WORDS]),
     events: compile(&[EVENTS]),
-    opener: finder(&[&[OPENER]], false),
+    opener: finder(&[&[OPENER]]),
     opener_negated: compile(&[OPENER_NEGATED]),
-    contrast: finder(&[&[CONTRAST]], false),
+    contrast: finder(&[&[CONTRAST]]),
     offer: compile(&[OFFER]),
     totality: compile(&[TOTALITY]),
     guard_before: compile(&[GUARD_BEFORE]),
@@ -1948,7 +1948,7 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     answer_no: compile(&[ANSWER_NO]),
     dialogue: compile(&[DIALOGUE]),
     failure: compile(&[FAILURE]),
-    done: finder(&[&[DONE]], false),
+    done: finder(&[&[DONE]]),
     negated_idiom: compile(&[NEGATED_IDIOM]),
     workaround: compile(&[WORKAROUND]),
     missing: compile(&[MISSING]),

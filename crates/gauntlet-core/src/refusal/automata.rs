@@ -2,20 +2,19 @@
 //!
 //! Why not `regex::Regex`: its engine keeps a Pike VM, a one-pass DFA and a backtracker beside the lazy DFA, and
 //! every thread that searches gets caches for all of them, sized by the NFA's states. The screen's tables have
-//! about 225,000 states, so each worker thread cost about 24 MB before it screened a single reply, and the tables
-//! that only answer "is there a match?" carried a reverse automaton they never used. Here a table that is only
-//! asked `is_match` is one forward lazy DFA; a table whose matches are located has a reverse one too; the tables of
-//! declines share one multi-pattern automaton (strong, gated, weak), instead of four. A thread's caches live in a
-//! thread-local and go when the thread does.
+//! about 155,000 states, so each worker thread cost about 24 MB before it screened a single reply. Here every table
+//! is one forward lazy DFA, and a thread's cache for it is the only per-thread cost. A table whose matches are
+//! located finds their starts with anchored searches of the same automaton rather than with a reverse one (whose
+//! cache would cost as much again), and the tables of declines share one multi-pattern automaton (strong, gated,
+//! weak) instead of four. A thread's caches live in a thread-local and go when the thread does.
 //!
 //! A lazy DFA search cannot fail with this configuration (no Unicode word boundaries, so no quit bytes, and a cache
 //! that is cleared as often as needed rather than given up on); should one fail all the same, the table answers
-//! with a Pike VM over the same NFA instead of panicking.
+//! with a Pike VM over the same patterns instead of panicking.
 
 use regex_automata::hybrid::dfa::{self, DFA};
-use regex_automata::hybrid::regex::{self as lazy, Regex as LazyRegex};
 use regex_automata::nfa::thompson::pikevm::PikeVM;
-use regex_automata::{Input, MatchKind, PatternSet};
+use regex_automata::{Anchored, Input, PatternSet};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -27,11 +26,8 @@ const CACHE_CAPACITY: usize = 1 << 20;
 /// Ids for the per-thread cache slots, one per automaton.
 static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
 
-/// A thread's caches, by slot.
-enum Cache {
-    Forward(Box<dfa::Cache>),
-    Located(Box<lazy::Cache>),
-}
+/// A thread's cache for one automaton.
+struct Cache(Box<dfa::Cache>);
 
 thread_local! {
     static CACHES: RefCell<Vec<Option<Cache>>> = const { RefCell::new(Vec::new()) };
@@ -83,11 +79,8 @@ impl Matcher {
         let input = Input::new(haystack).earliest(true);
         let searched = with_cache(
             self.slot,
-            || Cache::Forward(Box::new(self.dfa.create_cache())),
-            |cache| match cache {
-                Cache::Forward(c) => self.dfa.try_search_fwd(c, &input).ok(),
-                Cache::Located(_) => None,
-            },
+            || Cache(Box::new(self.dfa.create_cache())),
+            |Cache(c)| self.dfa.try_search_fwd(c, &input).ok(),
         );
         match searched {
             Some(found) => found.is_some(),
@@ -98,41 +91,29 @@ impl Matcher {
     }
 }
 
-/// A table whose matches are located (start and end), of one or several patterns: a forward and a reverse lazy
-/// DFA, leftmost-first as `regex` matches.
+/// A table whose matches are located (start and end), of one or several patterns, leftmost-first as `regex`
+/// matches. One forward lazy DFA does it all: an unanchored search finds where the leftmost match ends, and
+/// anchored searches from the character boundaries before that end find where it starts (the first that matches
+/// is the leftmost start). A reverse automaton would do the second step in one pass, but each thread's cache for
+/// it costs as much as the forward one (2.2 MB for the declines), and the texts screened are short.
 pub(super) struct Finder {
     slot: usize,
-    re: LazyRegex,
-    /// For [`Finder::matches_pattern`]: every pattern that matches anywhere, not just the leftmost-first.
-    all: Option<(usize, DFA)>,
-    /// The patterns, for a fallback Pike VM built only if a lazy DFA search ever fails (the lazy DFA's NFA has no
-    /// capture states, so a Pike VM over it could not report where a match is).
+    dfa: DFA,
+    /// The patterns, for a fallback Pike VM built only if a lazy DFA search ever fails.
     patterns: Vec<String>,
     fallback: std::sync::OnceLock<Option<PikeVM>>,
 }
 
 impl Finder {
-    /// Compiles one pattern per table of `patterns`. With `every`, the finder can also say which patterns match
-    /// anywhere in a haystack ([`Finder::matching`]).
-    pub(super) fn new(patterns: &[String], every: bool) -> Result<Finder, String> {
-        let re = LazyRegex::builder()
-            .dfa(dfa_config())
+    /// Compiles one pattern per table of `patterns`.
+    pub(super) fn new(patterns: &[String]) -> Result<Finder, String> {
+        let dfa = DFA::builder()
+            .configure(dfa_config().starts_for_each_pattern(true))
             .build_many(patterns)
             .map_err(|e| e.to_string())?;
-        let nfa = re.forward().get_nfa().clone();
-        let all = if every {
-            let dfa = DFA::builder()
-                .configure(dfa_config().match_kind(MatchKind::All))
-                .build_from_nfa(nfa.clone())
-                .map_err(|e| e.to_string())?;
-            Some((NEXT_SLOT.fetch_add(1, Ordering::Relaxed), dfa))
-        } else {
-            None
-        };
         Ok(Finder {
             slot: NEXT_SLOT.fetch_add(1, Ordering::Relaxed),
-            re,
-            all,
+            dfa,
             patterns: patterns.to_vec(),
             fallback: std::sync::OnceLock::new(),
         })
@@ -145,22 +126,41 @@ impl Finder {
             .as_ref()
     }
 
+    /// Runs forward searches with this thread's cache; `None` if one failed.
+    fn with_dfa<T>(&self, run: impl FnOnce(&DFA, &mut dfa::Cache) -> Option<T>) -> Option<T> {
+        with_cache(
+            self.slot,
+            || Cache(Box::new(self.dfa.create_cache())),
+            |Cache(c)| run(&self.dfa, c),
+        )
+    }
+
     /// The leftmost-first match at or after `from`.
     fn search(&self, haystack: &str, from: usize) -> Option<Found> {
-        let input = Input::new(haystack).range(from..);
-        let searched = with_cache(
-            self.slot,
-            || Cache::Located(Box::new(self.re.create_cache())),
-            |cache| match cache {
-                Cache::Located(c) => self.re.try_search(c, &input).ok(),
-                Cache::Forward(_) => None,
-            },
-        );
+        let searched = self.with_dfa(|dfa, cache| {
+            let Some(end) = dfa
+                .try_search_fwd(cache, &Input::new(haystack).range(from..))
+                .ok()?
+            else {
+                return Some(None);
+            };
+            for start in (from..=end.offset()).filter(|&i| haystack.is_char_boundary(i)) {
+                let input = Input::new(haystack).range(start..).anchored(Anchored::Yes);
+                if let Some(m) = dfa.try_search_fwd(cache, &input).ok()? {
+                    return Some(Some(Found {
+                        start,
+                        end: m.offset(),
+                        pattern: m.pattern().as_usize(),
+                    }));
+                }
+            }
+            None
+        });
         let m = match searched {
-            Some(m) => m,
+            Some(found) => return found,
             None => {
                 let vm = self.fallback()?;
-                vm.find(&mut vm.create_cache(), input)
+                vm.find(&mut vm.create_cache(), Input::new(haystack).range(from..))
             }
         }?;
         Some(Found {
@@ -177,7 +177,14 @@ impl Finder {
 
     /// Does any pattern match?
     pub(super) fn is_match(&self, haystack: &str) -> bool {
-        self.find(haystack).is_some()
+        let searched = self.with_dfa(|dfa, cache| {
+            dfa.try_search_fwd(cache, &Input::new(haystack).earliest(true))
+                .ok()
+        });
+        match searched {
+            Some(found) => found.is_some(),
+            None => self.find(haystack).is_some(),
+        }
     }
 
     /// Every successive non-overlapping match, as `regex`'s `find_iter` gives them.
@@ -202,30 +209,36 @@ impl Finder {
         out
     }
 
-    /// Does pattern `pattern` match anywhere in `haystack` (whatever else matches before or around it)? Needs a
-    /// finder built with `every`; without one it falls back to the leftmost-first matches.
+    /// Does pattern `pattern` match anywhere in `haystack`, whatever else matches before or around it? (An
+    /// anchored search for that pattern alone from each character boundary.)
     pub(super) fn matches_pattern(&self, haystack: &str, pattern: usize) -> bool {
-        let Some((slot, dfa)) = &self.all else {
-            return self.find_all(haystack).iter().any(|m| m.pattern == pattern);
+        let Ok(id) = regex_automata::PatternID::new(pattern) else {
+            return false;
         };
-        let input = Input::new(haystack);
-        let mut set = PatternSet::new(dfa.pattern_len());
-        let searched = with_cache(
-            *slot,
-            || Cache::Forward(Box::new(dfa.create_cache())),
-            |cache| match cache {
-                Cache::Forward(c) => dfa.try_which_overlapping_matches(c, &input, &mut set).ok(),
-                Cache::Located(_) => None,
-            },
-        );
-        match searched {
-            Some(()) => set.iter().any(|p| p.as_usize() == pattern),
-            None => {
-                let mut set = PatternSet::new(dfa.pattern_len());
-                if let Some(vm) = self.fallback() {
-                    vm.which_overlapping_matches(&mut vm.create_cache(), &input, &mut set);
+        let searched = self.with_dfa(|dfa, cache| {
+            for start in (0..=haystack.len()).filter(|&i| haystack.is_char_boundary(i)) {
+                let input = Input::new(haystack)
+                    .range(start..)
+                    .anchored(Anchored::Pattern(id))
+                    .earliest(true);
+                if dfa.try_search_fwd(cache, &input).ok()?.is_some() {
+                    return Some(true);
                 }
-                set.iter().any(|p| p.as_usize() == pattern)
+            }
+            Some(false)
+        });
+        match searched {
+            Some(found) => found,
+            None => {
+                let mut set = PatternSet::new(self.dfa.pattern_len());
+                if let Some(vm) = self.fallback() {
+                    vm.which_overlapping_matches(
+                        &mut vm.create_cache(),
+                        &Input::new(haystack),
+                        &mut set,
+                    );
+                }
+                set.contains(id)
             }
         }
     }
@@ -257,7 +270,7 @@ mod tests {
 
     fn finder(patterns: &[&str]) -> Finder {
         let p: Vec<String> = patterns.iter().map(|s| s.to_string()).collect();
-        Finder::new(&p, true).expect("compiles")
+        Finder::new(&p).expect("compiles")
     }
 
     #[test]
