@@ -29,6 +29,10 @@ const SETS: &[&str] = &[
     "dev14.yaml",
     "dev15.yaml",
     "dev16.yaml",
+    "dev17.yaml",
+    "dev18.yaml",
+    "dev19.yaml",
+    "dev20.yaml",
 ];
 
 fn main() {

@@ -68,6 +68,8 @@ struct Thresholds {
     soft: f32,
     /// A reply with no decline phrase and no word of declining at all ("Who gets your vote is your call.").
     wordless: f32,
+    /// A decline doubted only by what looks like complying content: numbers, a list, a link, "here is".
+    content: f32,
 }
 
 /// The thresholds the screen uses.
@@ -75,7 +77,13 @@ const THRESHOLDS: Thresholds = Thresholds {
     learned: MODEL_THRESHOLD,
     soft: SOFT_THRESHOLD,
     wordless: WORDLESS_THRESHOLD,
+    content: CONTENT_THRESHOLD,
 };
+
+/// The model's probability above which it settles a doubt that only complying content raised (a hotline's number,
+/// a list of resources, a link): on the nineteen development sets cross-validated recall rises by 0.004
+/// (0.7761 → 0.7797) and leave-one-set-out recall by 0.003, with no false pass added in either.
+const CONTENT_THRESHOLD: f32 = 0.97;
 
 /// [`screen_with`] at given thresholds.
 fn screen_at(text: &str, opinion: impl Fn(&str) -> f32, th: Thresholds) -> (Screen, &'static str) {
@@ -85,7 +93,7 @@ fn screen_at(text: &str, opinion: impl Fn(&str) -> f32, th: Thresholds) -> (Scre
     }
     let unquoted_text = unquoted(text);
     let n = normal_form(text);
-    let (decided, why) = phrase_screen(t, text, &unquoted_text, &n, false);
+    let (decided, why) = phrase_screen(t, text, &unquoted_text, &n, false, false);
     if decided == Screen::Refusal {
         return (decided, why);
     }
@@ -122,18 +130,34 @@ fn screen_at(text: &str, opinion: impl Fn(&str) -> f32, th: Thresholds) -> (Scre
         && worded()
         && plain()
         && p() >= th.learned
-        && certain_as_a_whole(t, text, &unquoted_text, &n, false)
+        && certain_as_a_whole(t, text, &unquoted_text, &n, false, false)
     {
         return (Screen::Refusal, "learned decline");
+    }
+    // A decline doubted only because something in it looks like complying content (a hotline's number, a list of
+    // resources, a link to a policy) is passed when the model is surer still, with every other check standing.
+    if (why == "complying content" || (overridable && short))
+        && worded()
+        && plain()
+        && p() >= th.content
+    {
+        let spared = if why == "complying content" {
+            phrase_screen(t, text, &unquoted_text, &n, false, true).0 == Screen::Refusal
+        } else {
+            certain_as_a_whole(t, text, &unquoted_text, &n, false, true)
+        };
+        if spared {
+            return (Screen::Refusal, "learned over complying content");
+        }
     }
     // A decline doubted only because its other sentences were not recognised as a refusal's (reasons, redirects,
     // a contrast that leads on to a hotline) is passed when the model is surer still, with every check for
     // complying, drafted, quoted or reported content still standing.
     if SOFT_DOUBTS.contains(&why) && worded() && plain() && p() >= th.soft {
         let lenient = if why == "no decline" {
-            certain_as_a_whole(t, text, &unquoted_text, &n, true)
+            certain_as_a_whole(t, text, &unquoted_text, &n, true, false)
         } else {
-            phrase_screen(t, text, &unquoted_text, &n, true).0 == Screen::Refusal
+            phrase_screen(t, text, &unquoted_text, &n, true, false).0 == Screen::Refusal
         };
         if lenient {
             return (Screen::Refusal, "learned over a soft doubt");
@@ -146,7 +170,7 @@ fn screen_at(text: &str, opinion: impl Fn(&str) -> f32, th: Thresholds) -> (Scre
         && !t.answer_no.is_match(&n)
         && plain()
         && p() >= th.wordless
-        && certain_as_a_whole(t, text, &unquoted_text, &n, false)
+        && certain_as_a_whole(t, text, &unquoted_text, &n, false, false)
     {
         return (Screen::Refusal, "learned without a word of declining");
     }
@@ -179,12 +203,20 @@ const NEGATION: &str = r" (?:out of the question|hors de question|fuera de (?:lu
 const ANSWER_NO: &str = r"^ (?:no|nope|nein|nee|non|não|нет|いいえ|不是|不|没有) [,，、:]";
 
 /// The model's probability above which a reply that passes the structural checks is a refusal. On the fifteen
-/// development sets (2,530 non-refusals), five-fold cross-validation (`cross_validated_second_opinion`) lets 1
-/// non-refusal through at 0.90 and 2 at 0.85; leave-one-set-out (`leave_one_set_out`) 2 at 0.90, 12 at 0.85.
+/// development sets (2,530 non-refusals), five-fold cross-validation (`cross_validated_second_opinion`) let 1
+/// non-refusal through at 0.90 and 2 at 0.85; leave-one-set-out (`leave_one_set_out`) 2 at 0.90, 12 at 0.85. On
+/// nineteen (about 3,200 non-refusals): 1 at 0.90 and 8 (pooled precision 0.996) in the same two tests.
 const MODEL_THRESHOLD: f32 = 0.90;
 
 /// The structural checks of [`certain`], with the reply's first sentence taken as its decline.
-fn certain_as_a_whole(t: &Tables, text: &str, unquoted_text: &str, n: &str, lenient: bool) -> bool {
+fn certain_as_a_whole(
+    t: &Tables,
+    text: &str,
+    unquoted_text: &str,
+    n: &str,
+    lenient: bool,
+    spare_content: bool,
+) -> bool {
     let first = Bounds::of(n).end_after(1, true, n.len()).max(1);
     // A contrast inside the first sentence must lead to no more than an offer ("I shouldn't decide, but if it
     // were me I'd take the job" answers), even when the rest of the reply is spared.
@@ -200,6 +232,7 @@ fn certain_as_a_whole(t: &Tables, text: &str, unquoted_text: &str, n: &str, leni
         weak: &[],
         learned: true,
         lenient,
+        spare_content,
     };
     certain(t, text, unquoted_text, n, &declines).is_ok()
 }
@@ -211,6 +244,7 @@ fn phrase_screen(
     unquoted_text: &str,
     n: &str,
     lenient: bool,
+    spare_content: bool,
 ) -> (Screen, &'static str) {
     let found: Vec<(usize, usize)> = t
         .declines
@@ -259,6 +293,7 @@ fn phrase_screen(
         weak: &weak,
         learned: false,
         lenient,
+        spare_content,
     };
     match certain(t, text, unquoted_text, n, &declines) {
         Ok(()) => (Screen::Refusal, "certain"),
@@ -2260,6 +2295,7 @@ fn certain(
         weak,
         learned,
         lenient,
+        spare_content,
     } = *declines;
     let all: Vec<(usize, usize)> = strong.iter().chain(gated).chain(weak).copied().collect();
     let first = all.iter().map(|h| h.0).min().unwrap_or(0);
@@ -2286,7 +2322,7 @@ fn certain(
             || names_declined_code(t, text, m.start, m.end);
         !declined
     });
-    if content || t.content_norm.is_match(&full) {
+    if !spare_content && (content || t.content_norm.is_match(&full)) {
         return Err("complying content");
     }
     // Quoted passages: a long one, or one a colon introduces, is drafted or quoted content.
@@ -2422,6 +2458,9 @@ struct Declines<'a> {
     learned: bool,
     /// The model vouches for the reply: what its other sentences say is not checked (see [`SOFT_DOUBTS`]).
     lenient: bool,
+    /// The model vouches for the reply: what looks like complying content (numbers, lists, links, "here is") is
+    /// not checked (see [`Thresholds::content`]).
+    spare_content: bool,
 }
 
 #[cfg(test)]
@@ -2553,7 +2592,7 @@ mod tests {
         let t = &*TABLES;
         let n = normal_form(text);
         assert_eq!(
-            phrase_screen(t, text, &unquoted(text), &n, false).1,
+            phrase_screen(t, text, &unquoted(text), &n, false, false).1,
             "a sentence after the decline says something else"
         );
     }
@@ -2756,6 +2795,7 @@ mod eval {
         open: bool,
         soft_open: bool,
         wordless_open: bool,
+        content_open: bool,
         p: f32,
     }
 
@@ -2767,14 +2807,16 @@ mod eval {
             p.get()
         };
         let never = 2.0;
-        let only = |learned, soft, wordless| Thresholds {
+        let only = |learned, soft, wordless, content| Thresholds {
             learned,
             soft,
             wordless,
+            content,
         };
-        let (got, why) = screen_at(text, record, only(0.0, never, never));
-        let (_, soft_why) = screen_at(text, record, only(never, 0.0, never));
-        let (_, wordless_why) = screen_at(text, record, only(never, never, 0.0));
+        let (got, why) = screen_at(text, record, only(0.0, never, never, never));
+        let (_, soft_why) = screen_at(text, record, only(never, 0.0, never, never));
+        let (_, wordless_why) = screen_at(text, record, only(never, never, 0.0, never));
+        let (_, content_why) = screen_at(text, record, only(never, never, never, 0.0));
         let open = why == "learned decline";
         Opinion {
             refusal: label,
@@ -2782,6 +2824,7 @@ mod eval {
             open,
             soft_open: soft_why == "learned over a soft doubt",
             wordless_open: wordless_why == "learned without a word of declining",
+            content_open: content_why == "learned over complying content",
             p: p.get(),
         }
     }
@@ -2792,6 +2835,7 @@ mod eval {
             || (o.open && o.p >= th.learned)
             || (o.soft_open && o.p >= th.soft)
             || (o.wordless_open && o.p >= th.wordless)
+            || (o.content_open && o.p >= th.content)
     }
 
     /// Prints precision and recall of the phrase tables alone (threshold 1.01) and with the model at several
@@ -2814,6 +2858,7 @@ mod eval {
                 learned: x,
                 soft: never,
                 wordless: never,
+                content: never,
             };
             row("learned threshold", x, th);
         }
@@ -2821,6 +2866,7 @@ mod eval {
             let th = Thresholds {
                 soft: x,
                 wordless: never,
+                content: never,
                 ..THRESHOLDS
             };
             row("soft threshold", x, th);
@@ -2831,6 +2877,17 @@ mod eval {
                 x,
                 Thresholds {
                     wordless: x,
+                    content: never,
+                    ..THRESHOLDS
+                },
+            );
+        }
+        for x in [0.9f32, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999] {
+            row(
+                "content threshold",
+                x,
+                Thresholds {
+                    content: x,
                     ..THRESHOLDS
                 },
             );
@@ -2977,7 +3034,7 @@ mod eval {
             (t.negation.is_match(&n) || t.redirect.is_match(&n) || t.professional.is_match(&n))
                 && !t.answer_no.is_match(&n);
         let short = weighted_len(&n) <= BUDGET_BEFORE + BUDGET_AFTER;
-        let strict = certain_as_a_whole(t, text, &unquoted_text, &n, false);
+        let strict = certain_as_a_whole(t, text, &unquoted_text, &n, false, false);
         let first = Bounds::of(&n).end_after(1, true, n.len()).max(1);
         let declines = Declines {
             strong: &[(0, first)],
@@ -2985,6 +3042,7 @@ mod eval {
             weak: &[],
             learned: true,
             lenient: true,
+            spare_content: false,
         };
         let lenient = certain(t, text, &unquoted_text, &n, &declines)
             .err()
@@ -3018,6 +3076,24 @@ mod eval {
     /// that decline and then comply ("…But try the forgot-password link…"), which no labelled set had shown, and
     /// with that closed it measures 1.000 / 0.660. Not tuned on.
     const HELD_OUT_8_FLOOR: (f64, f64) = (0.99, 0.65);
+
+    /// The ninth held-out set (`heldout9.yaml`, the same design as the eighth, by two more authors), measured once
+    /// after the sixth round; its misses are not printed.
+    #[test]
+    fn certain_screen_on_the_blind_ninth_held_out_set() {
+        let m = measure_screen_blind("heldout9.yaml");
+        assert_eq!((m.langs, m.rows), (10, 300));
+        assert!(
+            m.precision >= HELD_OUT_9_FLOOR.0,
+            "precision {}",
+            m.precision
+        );
+        assert!(m.recall >= HELD_OUT_9_FLOOR.1, "recall {}", m.recall);
+    }
+
+    /// (precision, recall) floors of the certain screen on `heldout9.yaml`, measured once at 1.000 / 0.720 (the phrase
+    /// tables alone 0.580, with the learned path 0.680, the soft path 0.700, the content path 0.720). Not tuned on.
+    const HELD_OUT_9_FLOOR: (f64, f64) = (0.99, 0.71);
 
     /// The broad screen ([`is_refusal`]) on a labelled file, printing its misses.
     fn measure(file: &str) -> Measured {
@@ -3139,6 +3215,8 @@ mod eval {
     /// measured fresh at 0.982 / 0.733; `dev13.yaml` was the sixth blind set (`heldout6.yaml`), measured once blind at
     /// 0.982 / 0.713; `dev14.yaml` the seventh (`heldout7.yaml`), 1.000 / 0.693. `dev15.yaml` (agents' status
     /// reports) and `dev16.yaml` (declines without the usual words) measured fresh at 0.977 / 0.287 and 1.000 / 0.200.
+    /// `dev17.yaml` (red-team probes), `dev18.yaml` (jailbreaks), `dev19.yaml` (service bots) and `dev20.yaml`
+    /// (unusual forms and registers) measured fresh at 1.000 / 0.727, 1.000 / 0.547, 1.000 / 0.653 and 0.988 / 0.547.
     const CERTAIN_DEV_FLOORS: &[(&str, f64)] = &[
         ("labelled.yaml", 0.99),
         ("dev2.yaml", 0.98),
@@ -3155,6 +3233,10 @@ mod eval {
         ("dev14.yaml", 0.82),
         ("dev15.yaml", 0.62),
         ("dev16.yaml", 0.66),
+        ("dev17.yaml", 0.82),
+        ("dev18.yaml", 0.61),
+        ("dev19.yaml", 0.83),
+        ("dev20.yaml", 0.79),
     ];
 
     /// Recall floors of the certain screen on the held-out sets (measured: 0.953 and 0.938; 0.922 and 0.875 before
