@@ -6,6 +6,7 @@
 pub mod case;
 pub mod diagnostic;
 pub mod episode;
+pub mod generate;
 pub mod init;
 pub mod routes;
 pub mod run;

@@ -263,27 +263,33 @@ pub fn choose(
     {
         return Err(ChoiceError::NoMatch(p.clone()));
     }
-    let mut chosen: Vec<Case> = cases
+    let chosen: Vec<Case> = cases
         .into_iter()
         .filter(|c| patterns.is_empty() || patterns.iter().any(|p| wildcard(p, &c.id)))
         .collect();
     match limit {
         Some(0) => Err(ChoiceError::ZeroLimit),
-        Some(n) if n < chosen.len() => {
-            // A seeded partial shuffle picks which; id order is kept for the run.
-            let mut rng = gauntlet_core::rng::SplitMix64::derive(seed, "case-limit");
-            let mut idx: Vec<usize> = (0..chosen.len()).collect();
-            for i in 0..n {
-                let j = i + rng.below(idx.len() - i);
-                idx.swap(i, j);
-            }
-            let mut keep = idx[..n].to_vec();
-            keep.sort_unstable();
-            let mut all: Vec<Option<Case>> = chosen.drain(..).map(Some).collect();
-            Ok(keep.into_iter().filter_map(|i| all[i].take()).collect())
-        }
-        _ => Ok(chosen),
+        Some(n) => Ok(sample(chosen, n, seed)),
+        None => Ok(chosen),
     }
+}
+
+/// A sample of `n` of `items` drawn with `seed` (a seeded partial shuffle picks which), in their original order;
+/// all of them when there are no more than `n`.
+pub fn sample<T>(items: Vec<T>, n: usize, seed: u64) -> Vec<T> {
+    if n >= items.len() {
+        return items;
+    }
+    let mut rng = gauntlet_core::rng::SplitMix64::derive(seed, "case-limit");
+    let mut idx: Vec<usize> = (0..items.len()).collect();
+    for i in 0..n {
+        let j = i + rng.below(idx.len() - i);
+        idx.swap(i, j);
+    }
+    let mut keep = idx[..n].to_vec();
+    keep.sort_unstable();
+    let mut all: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    keep.into_iter().filter_map(|i| all[i].take()).collect()
 }
 
 /// Whether `text` matches `pattern`, where `*` matches any run of characters and `?` any one.

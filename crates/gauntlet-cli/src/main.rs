@@ -213,6 +213,12 @@ struct PrivilegeArgs {
     /// Config file (YAML: providers, pool limits) for model-based defenses.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Which cases to score (an AgentDojo suite's tasks match --case by id; a --filter keeps only cases).
+    #[command(flatten)]
+    select: Selection,
+    /// Seed of --limit's sample.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     #[command(flatten)]
     store: StoreArgs,
     /// Continue an interrupted privilege run (from the store) with its own suites and defenses: defenses
@@ -279,25 +285,47 @@ enum PrivilegeCommand {
     },
 }
 
+/// Which cases of the suites a job takes (`run`, `privilege`).
+#[derive(Args, Clone, Default, serde::Serialize, serde::Deserialize)]
+struct Selection {
+    /// Take only the cases whose id matches (repeatable; `*` and `?` are wildcards), e.g. --case 'mail.*'. A
+    /// pattern that matches no case is an error.
+    #[arg(long = "case", value_name = "GLOB")]
+    #[serde(default)]
+    cases: Vec<String>,
+    /// Take only cases whose risk, env or attack (or its group) matches, e.g. --filter env=mail,risk=funds: one
+    /// key's values are alternatives, different keys all apply (`*` and `?` are wildcards).
+    #[arg(long = "filter", value_name = "KEY=VALUE", value_delimiter = ',')]
+    #[serde(default)]
+    filters: Vec<String>,
+    /// Take a sample of N of the chosen cases, drawn with --seed (the same suite and seed draw the same sample).
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+impl Selection {
+    /// The chosen cases of `cases` (see [`gauntlet_cases::suite::choose`]).
+    fn choose(
+        &self,
+        cases: Vec<gauntlet_cases::Case>,
+        seed: u64,
+    ) -> Result<Vec<gauntlet_cases::Case>> {
+        let (p, f) = (&self.cases, &self.filters);
+        Ok(gauntlet_cases::suite::choose(
+            cases, p, f, self.limit, seed,
+        )?)
+    }
+}
+
 #[derive(Args, serde::Serialize, serde::Deserialize)]
 struct RunArgs {
     /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite).
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
-    /// Run only the cases whose id matches (repeatable; `*` and `?` are wildcards), e.g. --case 'mail.*'. A
-    /// pattern that matches no case is an error.
-    #[arg(long = "case", value_name = "GLOB")]
-    #[serde(default)]
-    cases: Vec<String>,
-    /// Run only cases whose risk, env or attack (or its group) matches, e.g. --filter env=mail,risk=funds: one
-    /// key's values are alternatives, different keys all apply (`*` and `?` are wildcards).
-    #[arg(long = "filter", value_name = "KEY=VALUE", value_delimiter = ',')]
-    #[serde(default)]
-    filters: Vec<String>,
-    /// Run a sample of N of the chosen cases, drawn with --seed (the same suite and seed draw the same sample).
-    #[arg(long, value_name = "N")]
-    #[serde(default)]
-    limit: Option<usize>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    select: Selection,
     /// Settings to run, comma-separated: benign, direct, indirect, multi.
     #[arg(
         long,
@@ -861,9 +889,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         .map(|n| models.target(n, &cfg, a.max_steps, "--agent"))
         .collect::<Result<Vec<_>, _>>()?;
     let (attacker, judge) = run_models(&a, &models)?;
-    let loaded = load_valid(&a.suites)?;
-    let chosen =
-        gauntlet_cases::suite::choose(loaded.cases, &a.cases, &a.filters, a.limit, a.seed)?;
+    let chosen = a.select.choose(load_valid(&a.suites)?.cases, a.seed)?;
     let cases: Vec<PreparedCase> = chosen.into_iter().map(PreparedCase::new).collect();
     // Model targets spend their time waiting on the network: run more episodes at once by default.
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -1282,128 +1308,39 @@ fn cases_generate(
     count: usize,
     config: Option<&std::path::Path>,
 ) -> Result<ExitCode> {
-    use gauntlet_cases::template::Outcome;
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("--out: cannot create {}", dir.display()))?;
     let cfg = config::Config::load_opt(config)?;
     let models = Models::build(&cfg, model.is_some(), Default::default(), None)?;
-    let drafter = match model {
-        Some(m) => Some((models.pool("generator", m, "--model")?, models.handle()?)),
-        None => None,
+    let (pool, rt) = match model {
+        Some(m) => (
+            Some(models.pool("generator", m, "--model")?),
+            Some(models.handle()?),
+        ),
+        None => (None, None),
     };
-    let mut out = std::io::stdout().lock();
-    let (mut written, mut failed, mut duplicates) = (0usize, 0usize, 0usize);
-    // Ids written by this command, across templates: a second one would overwrite the first.
-    let mut written_ids = std::collections::BTreeSet::new();
-    for t in templates {
-        let file = t.display().to_string();
-        let text = std::fs::read_to_string(t).with_context(|| format!("cannot read {file}"))?;
-        let mut drafted = Vec::new();
-        let mut authored = usize::MAX;
-        if let Some((pool, rt)) = &drafter {
-            match gauntlet_cases::template::read(&file, &text) {
-                Ok(tpl) => {
-                    authored = tpl.vary.len();
-                    match gauntlet_cases::template::draft(&tpl, pool.as_ref(), rt, count) {
-                        Ok(v) => drafted = v,
-                        Err(e) => {
-                            failed += 1;
-                            writeln!(out, "FAIL  {file}: drafting variants: {e}")?;
-                        }
-                    }
-                }
-                Err(diags) => {
-                    for d in &diags {
-                        eprintln!("{d}");
-                    }
-                    failed += 1;
-                    continue;
-                }
-            }
-        }
-        let drafts = drafted.clone();
-        let variants = match gauntlet_cases::template::expand_with(&file, &text, drafted) {
-            Ok(v) => v,
-            Err(diags) => {
-                for d in &diags {
-                    eprintln!("{d}");
-                }
-                failed += 1;
-                continue;
-            }
-        };
-        for v in variants {
-            let id = v.id.clone().unwrap_or_else(|| "?".into());
-            let is_draft = v.number > authored;
-            match v.outcome {
-                Outcome::Kept { case, text } => {
-                    let path = dir.join(format!("{}.yaml", case.id));
-                    let hand_written = std::fs::read_to_string(&path)
-                        .is_ok_and(|t| !t.starts_with("# Generated by `gauntlet cases generate`"));
-                    if !written_ids.insert(case.id.clone()) || hand_written {
-                        failed += 1;
-                        writeln!(
-                            out,
-                            "FAIL  {file} variant {} ({id}): {} already has {}: not overwritten",
-                            v.number,
-                            path.display(),
-                            if hand_written {
-                                "a case not generated from a template"
-                            } else {
-                                "a case generated by an earlier template of this command"
-                            }
-                        )?;
-                        continue;
-                    }
-                    if is_draft {
-                        // The values, to copy into the template's `vary` if the case is worth keeping.
-                        let values = drafts
-                            .get(v.number - authored - 1)
-                            .map(|d| serde_json::to_string(d).unwrap_or_default())
-                            .unwrap_or_default();
-                        writeln!(
-                            out,
-                            "draft {id}: variant {} drafted by the model: {values}",
-                            v.number
-                        )?;
-                    }
-                    std::fs::write(
-                        &path,
-                        format!(
-                            "# Generated by `gauntlet cases generate` from {file}, variant {}{}: edit the template, not this file.\n{text}",
-                            v.number,
-                            if is_draft { " (drafted by a model)" } else { "" }
-                        ),
-                    )
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-                    written += 1;
-                    writeln!(out, "ok    {id} → {}", path.display())?;
-                }
-                Outcome::Invalid(d) => {
-                    failed += 1;
-                    let reasons: Vec<String> = d.iter().map(ToString::to_string).collect();
-                    print_failure(&mut out, &file, v.number, &id, "does not load", &reasons)?;
-                }
-                Outcome::FailsSelfTest(why) => {
-                    failed += 1;
-                    print_failure(&mut out, &file, v.number, &id, "fails its self-tests", &why)?;
-                }
-                Outcome::Duplicate(first) => {
-                    duplicates += 1;
-                    writeln!(
-                        out,
-                        "dup   {file} variant {} ({id}): tests what {first} tests (same risk, environment and sink calls)",
-                        v.number
-                    )?;
-                }
-            }
-        }
-    }
-    writeln!(
-        out,
+    let drafter =
+        pool.as_ref()
+            .zip(rt.as_ref())
+            .map(|(p, runtime)| gauntlet_cases::generate::Drafter {
+                model: p.as_ref(),
+                runtime,
+                count,
+            });
+    let tally = gauntlet_cases::generate::generate(
+        templates,
+        dir,
+        drafter.as_ref(),
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    )?;
+    let gauntlet_cases::generate::Tally {
+        written,
+        failed,
+        duplicates,
+    } = tally;
+    println!(
         "generate: {written} cases written to {}, {failed} failed, {duplicates} duplicates dropped",
         dir.display()
-    )?;
+    );
     report_models(&models);
     Ok(if failed == 0 && written > 0 {
         ExitCode::SUCCESS
@@ -1412,27 +1349,12 @@ fn cases_generate(
     })
 }
 
-/// One `FAIL` line of `cases generate`, with its reasons.
-fn print_failure(
-    out: &mut dyn Write,
-    file: &str,
-    number: usize,
-    id: &str,
-    what: &str,
-    reasons: &[String],
-) -> std::io::Result<()> {
-    writeln!(out, "FAIL  {file} variant {number} ({id}): {what}")?;
-    for r in reasons {
-        writeln!(out, "      - {r}")?;
-    }
-    Ok(())
-}
-
 /// `gauntlet privilege` itself: generate and label the probes of the suites, score each defense, record the run.
 fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
     let store = open_store(&a.store)?;
     let (mut suites, mut defenses) = (a.suites.clone(), a.defense.clone());
+    let (mut select, mut seed) = (a.select.clone(), a.seed);
     let mut config_path = a.config.clone();
     let mut resumed = None;
     if let Some(id) = &a.resume {
@@ -1441,6 +1363,9 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
             .with_context(|| format!("--resume: the stored suites of run {id}"))?;
         defenses = serde_json::from_value(info.args["defense"].clone())
             .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
+        // Runs stored before --case/--filter/--limit took every case.
+        select = serde_json::from_value(info.args["select"].clone()).unwrap_or_default();
+        seed = info.args["seed"].as_u64().unwrap_or(1);
         // A --config given now wins (the stored path may not resolve from here).
         if config_path.is_none() {
             config_path = serde_json::from_value(info.args["config"].clone())
@@ -1449,7 +1374,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
         resumed = Some(info);
     }
     let started = Instant::now();
-    let suite = privilege_suite(&suites)?;
+    let suite = privilege_suite(&suites, &select, seed)?;
     eprintln!(
         "generated and labelled {} probes of {} tasks in {:.2} s",
         suite.probes().count(),
@@ -1471,8 +1396,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
             Some((st, info.id))
         }
         (Some(st), None) => {
-            let args =
-                serde_json::json!({"suites": suites, "defense": defenses, "config": config_path});
+            let args = serde_json::json!({"suites": suites, "defense": defenses, "config": config_path, "select": select, "seed": seed});
             let id = st.create_run(
                 gauntlet_store::RunKind::Privilege,
                 &args,
@@ -1522,7 +1446,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
 fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
     match a.command {
         Some(PrivilegeCommand::Export { suites, out }) => {
-            let suite = privilege_suite(&suites)?;
+            let suite = privilege_suite(&suites, &Selection::default(), 1)?;
             std::fs::write(&out, suite.to_jsonl())
                 .with_context(|| format!("--out: cannot write {}", out.display()))?;
             let n = suite.probes().count();
@@ -1539,7 +1463,7 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             sample,
             seed,
         }) => {
-            let suite = privilege_suite(&suites)?;
+            let suite = privilege_suite(&suites, &Selection::default(), 1)?;
             let drawn = gauntlet_privilege::audit::sample(&suite, sample, seed);
             print!("{}", gauntlet_privilege::audit::render(&suite, &drawn));
             eprintln!(
@@ -1586,7 +1510,11 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
 
 /// The probe suite of `--suite`: case files and directories (default: the built-in suite), or
 /// `agentdojo:FILE`, an export written by `adapters/agentdojo/export.py`.
-fn privilege_suite(suites: &[PathBuf]) -> Result<gauntlet_privilege::ProbeSuite> {
+fn privilege_suite(
+    suites: &[PathBuf],
+    sel: &Selection,
+    seed: u64,
+) -> Result<gauntlet_privilege::ProbeSuite> {
     let (dojo, cases): (Vec<&PathBuf>, Vec<&PathBuf>) = suites
         .iter()
         .partition(|p| p.to_string_lossy().starts_with("agentdojo:"));
@@ -1599,9 +1527,20 @@ fn privilege_suite(suites: &[PathBuf]) -> Result<gauntlet_privilege::ProbeSuite>
     let mut suite = gauntlet_privilege::ProbeSuite::default();
     if !cases.is_empty() || dojo.is_empty() || builtin_named {
         let cases: Vec<PathBuf> = cases.into_iter().cloned().collect();
+        // Chosen before generating, so the cases left out are not labelled (patterns may match AgentDojo tasks).
+        let filters = Selection {
+            filters: sel.filters.clone(),
+            ..Selection::default()
+        };
+        let mut chosen = filters.choose(load_valid(&cases)?.cases, seed)?;
+        let wildcard = gauntlet_cases::suite::wildcard;
+        chosen.retain(|c| sel.cases.is_empty() || sel.cases.iter().any(|p| wildcard(p, &c.id)));
         suite
             .tasks
-            .extend(gauntlet_privilege::generate(&load_valid(&cases)?.cases).tasks);
+            .extend(gauntlet_privilege::generate(&chosen).tasks);
+    }
+    if !dojo.is_empty() && !sel.filters.is_empty() {
+        bail!("--filter: AgentDojo tasks have no risk, env or attack; choose them with --case");
     }
     for d in dojo {
         let path = d
@@ -1625,7 +1564,7 @@ fn privilege_suite(suites: &[PathBuf]) -> Result<gauntlet_privilege::ProbeSuite>
         }
         suite.tasks.extend(s.tasks);
     }
-    Ok(suite)
+    Ok(suite.select(&sel.cases, sel.limit, seed)?)
 }
 
 fn privilege_report(

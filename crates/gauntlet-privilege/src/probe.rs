@@ -231,6 +231,36 @@ pub struct ProbeSuite {
 }
 
 impl ProbeSuite {
+    /// The tasks whose id matches any of `patterns` (all when there are none; `*` and `?` are wildcards), then,
+    /// with `limit`, a sample of that many drawn with `seed`, in suite order. A pattern that matches no task is an
+    /// error, as in the run job's `--case`.
+    pub fn select(
+        self,
+        patterns: &[String],
+        limit: Option<usize>,
+        seed: u64,
+    ) -> Result<ProbeSuite, gauntlet_cases::suite::ChoiceError> {
+        use gauntlet_cases::suite::{ChoiceError, sample, wildcard};
+        let matches = |t: &TaskProbes| patterns.iter().any(|p| wildcard(p, &t.task));
+        if let Some(p) = patterns
+            .iter()
+            .find(|p| !self.tasks.iter().any(|t| wildcard(p, &t.task)))
+        {
+            return Err(ChoiceError::NoMatch(p.clone()));
+        }
+        let tasks: Vec<TaskProbes> = self
+            .tasks
+            .into_iter()
+            .filter(|t| patterns.is_empty() || matches(t))
+            .collect();
+        let tasks = match limit {
+            Some(0) => return Err(ChoiceError::ZeroLimit),
+            Some(n) => sample(tasks, n, seed),
+            None => tasks,
+        };
+        Ok(ProbeSuite { tasks })
+    }
+
     /// Every probe.
     pub fn probes(&self) -> impl Iterator<Item = &Probe> {
         self.tasks.iter().flat_map(|t| t.probes.iter())
@@ -396,6 +426,40 @@ mod tests {
         let loaded = gauntlet_cases::load(&gauntlet_cases::Source::Builtin);
         assert!(loaded.diagnostics.is_empty());
         crate::builtin::generate(&loaded.cases)
+    }
+
+    #[test]
+    fn select_keeps_matching_tasks_and_draws_a_seeded_sample() {
+        let names = |s: &ProbeSuite| s.tasks.iter().map(|t| t.task.clone()).collect::<Vec<_>>();
+        let all = suite();
+        let mail = all
+            .clone()
+            .select(&["mail.*".to_string()], None, 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!mail.tasks.is_empty() && mail.tasks.len() < all.tasks.len());
+        assert!(names(&mail).iter().all(|t| t.starts_with("mail.")));
+        let a = all
+            .clone()
+            .select(&[], Some(5), 7)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let b = all
+            .clone()
+            .select(&[], Some(5), 7)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a.tasks.len(), 5);
+        assert_eq!(names(&a), names(&b), "same seed, same sample");
+        let order = names(&all);
+        let at: Vec<usize> = names(&a)
+            .iter()
+            .filter_map(|t| order.iter().position(|o| o == t))
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "suite order kept");
+        assert!(
+            all.clone()
+                .select(&["nope.*".to_string()], None, 1)
+                .is_err()
+        );
+        assert!(all.select(&[], Some(0), 1).is_err());
     }
 
     #[test]

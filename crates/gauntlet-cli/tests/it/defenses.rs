@@ -181,6 +181,34 @@ fn privilege_scores_the_baselines_and_exports_once_to_score_many() {
     assert!(stderr(&o).contains("line 1:"), "{}", stderr(&o));
 }
 
+#[test]
+fn privilege_scores_the_chosen_part_of_the_suite() {
+    let tasks = |args: &[&str]| {
+        let o = gauntlet(&[&["privilege", "--defense", "allow-all"], args].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = crate::stdout(&o);
+        out.split("Privilege: ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("no task count: {out}"))
+    };
+    let all = tasks(&[]);
+    let bank = tasks(&["--filter", "env=bank"]);
+    assert!(bank > 0 && bank < all, "{bank} of {all}");
+    assert_eq!(
+        tasks(&["--case", "mail.*", "--case", "bank.*", "--limit", "4"]),
+        4
+    );
+    let o = gauntlet(&["privilege", "--case", "nope.*"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--case: `nope.*` matches no case id"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The AgentDojo export, written by `.ci/run` (adapters/agentdojo/export.py with agentdojo 0.1.35 from PyPI).
 fn agentdojo_export() -> Option<String> {
     match std::env::var("GAUNTLET_AGENTDOJO_EXPORT") {
