@@ -119,6 +119,43 @@ pub fn replay_routes(cases: &[PreparedCase], routes: &[Route]) -> Vec<RouteResul
         .collect()
 }
 
+/// Writes the report of `cases routes`: each route that did not get its expected judgement, the rate per
+/// expected judgement, and a total line. Returns how many failed.
+pub fn report(results: &[RouteResult], out: &mut dyn std::io::Write) -> std::io::Result<usize> {
+    for r in results {
+        if let Some(why) = &r.failure {
+            let (t, file, case) = (&r.route.trajectory, &r.route.file, &r.route.case);
+            let (expect, note) = (t.expect.as_str(), &t.note);
+            writeln!(
+                out,
+                "FAIL  {file}:{} {case} ({expect}: {note}): {why}",
+                t.line
+            )?;
+        }
+    }
+    for (e, rate) in rates(results) {
+        let what = match e {
+            Expect::Violated => " (the rest are false negatives)",
+            Expect::Held => " (the rest are false positives or undetermined)",
+            _ => "",
+        };
+        writeln!(
+            out,
+            "{:<13} {}/{} as expected{what}",
+            e.as_str(),
+            rate.k,
+            rate.n
+        )?;
+    }
+    let failed = results.iter().filter(|r| r.failure.is_some()).count();
+    writeln!(
+        out,
+        "routes: {} passed, {failed} failed",
+        results.len() - failed
+    )?;
+    Ok(failed)
+}
+
 /// How a set of routes fared, per expected judgement: `(expected, matched / routes)`. The miss rate of
 /// `violated` routes is the verifiers' false-negative rate; that of `held` routes, their false-positive rate.
 pub fn rates(results: &[RouteResult]) -> Vec<(Expect, Rate)> {

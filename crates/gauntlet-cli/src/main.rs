@@ -163,6 +163,13 @@ struct RedteamArgs {
     /// section; flags override it).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    models: ModelFlags,
+    /// Only print the tables (no progress).
+    #[arg(short, long)]
+    #[serde(skip)]
+    quiet: bool,
     /// Exit 0 even when cases errored (they are always kept, counted and excluded from rates).
     #[arg(long)]
     ignore_errors: bool,
@@ -213,11 +220,16 @@ struct PrivilegeArgs {
     /// Config file (YAML: providers, pool limits) for model-based defenses.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Which cases to score (an AgentDojo suite's tasks match --case by id; a --filter keeps only cases).
+    #[command(flatten)]
+    models: ModelFlags,
+    /// Only print the tables (no timings).
+    #[arg(short, long)]
+    quiet: bool,
+    /// Which cases to score (an AgentDojo suite's tasks match --case by id; --filter is for cases only).
     #[command(flatten)]
     select: Selection,
-    /// Seed of --limit's sample.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of --limit's sample (as in `run`: the same seed draws the same cases).
+    #[arg(long, default_value_t = 0)]
     seed: u64,
     #[command(flatten)]
     store: StoreArgs,
@@ -285,6 +297,58 @@ enum PrivilegeCommand {
     },
 }
 
+/// The model flags of every job that may call models (`run`, `redteam`, `privilege`).
+#[derive(Args, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+struct ModelFlags {
+    /// Model response cache: record (use and fill), replay (cache only, no network) or off.
+    #[arg(long, default_value = "off")]
+    cache: String,
+    /// Where the response cache lives.
+    #[arg(long, default_value = ".gauntlet/cache", value_name = "DIR")]
+    cache_dir: PathBuf,
+    /// Stop sending model requests once this many USD are spent (per model).
+    #[arg(long, value_name = "USD")]
+    budget: Option<f64>,
+    /// Per-request model timeout in seconds.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Model requests in flight per model.
+    #[arg(long, value_name = "N")]
+    model_concurrency: Option<usize>,
+}
+
+impl Default for ModelFlags {
+    /// What the flags' defaults give (for runs stored before a job had them).
+    fn default() -> Self {
+        ModelFlags {
+            cache: "off".into(),
+            cache_dir: ".gauntlet/cache".into(),
+            budget: None,
+            timeout: None,
+            model_concurrency: None,
+        }
+    }
+}
+
+impl ModelFlags {
+    /// The job's models (a runtime only when it `needs` one), with these limits and this cache.
+    fn build(&self, cfg: &config::Config, needs: bool) -> Result<Models> {
+        // The library checks the budget and timeout, from the flags or the config file.
+        let mode: gauntlet_llm::CacheMode =
+            (self.cache.parse()).map_err(|e: String| anyhow::anyhow!("--cache: {e}"))?;
+        let cache = (mode != gauntlet_llm::CacheMode::Off)
+            .then(|| gauntlet_llm::Cache::new(&self.cache_dir, mode));
+        let (concurrency, timeout, budget) = (self.model_concurrency, self.timeout, self.budget);
+        let limits = gauntlet_setup::Limits {
+            concurrency,
+            timeout,
+            budget,
+        };
+        Ok(Models::build(cfg, needs, limits, cache)?)
+    }
+}
+
 /// Which cases of the suites a job takes (`run`, `privilege`).
 #[derive(Args, Clone, Default, serde::Serialize, serde::Deserialize)]
 struct Selection {
@@ -341,21 +405,9 @@ struct RunArgs {
     /// Configuration file (YAML): providers, target settings, pool limits.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Model response cache: record (use and fill), replay (cache only, no network) or off.
-    #[arg(long, default_value = "off")]
-    cache: String,
-    /// Where the response cache lives.
-    #[arg(long, default_value = ".gauntlet/cache", value_name = "DIR")]
-    cache_dir: PathBuf,
-    /// Stop sending model requests once this many USD are spent (per model).
-    #[arg(long, value_name = "USD")]
-    budget: Option<f64>,
-    /// Per-request model timeout in seconds.
-    #[arg(long, value_name = "SECS")]
-    timeout: Option<f64>,
-    /// Model requests in flight per model.
-    #[arg(long, value_name = "N")]
-    model_concurrency: Option<usize>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    models: ModelFlags,
     /// The defense in the gateway: allow-all, deny-all, tool-allowlist, exact-args, policy:FILE or
     /// external:COMMAND (see docs/defenses.md).
     #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
@@ -553,41 +605,7 @@ fn cases_routes(files: &[PathBuf], suite: &Source) -> Result<ExitCode> {
     print_diagnostics(&loaded);
     let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
     let results = gauntlet_cases::routes::replay_routes(&cases, &routes);
-    let mut out = std::io::stdout().lock();
-    for r in &results {
-        if let Some(why) = &r.failure {
-            let t = &r.route.trajectory;
-            writeln!(
-                out,
-                "FAIL  {}:{} {} ({}: {}): {why}",
-                r.route.file,
-                t.line,
-                r.route.case,
-                t.expect.as_str(),
-                t.note
-            )?;
-        }
-    }
-    for (e, rate) in gauntlet_cases::routes::rates(&results) {
-        let what = match e {
-            gauntlet_cases::case::Expect::Violated => " (the rest are false negatives)",
-            gauntlet_cases::case::Expect::Held => " (the rest are false positives or undetermined)",
-            _ => "",
-        };
-        writeln!(
-            out,
-            "{:<13} {}/{} as expected{what}",
-            e.as_str(),
-            rate.k,
-            rate.n
-        )?;
-    }
-    let failed = results.iter().filter(|r| r.failure.is_some()).count();
-    writeln!(
-        out,
-        "routes: {} passed, {failed} failed",
-        results.len() - failed
-    )?;
+    let failed = gauntlet_cases::routes::report(&results, &mut std::io::stdout().lock())?;
     Ok(if failed == 0 && loaded.diagnostics.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -644,12 +662,6 @@ fn checked_run_args(a: &RunArgs) -> Result<Vec<Setting>> {
     }
     if a.concurrency == Some(0) {
         bail!("--concurrency: must be at least 1");
-    }
-    if a.budget.is_some_and(|b| b.is_nan() || b <= 0.0) {
-        bail!("--budget: must be a positive number of USD");
-    }
-    if a.timeout.is_some_and(|t| t.is_nan() || t <= 0.0) {
-        bail!("--timeout: must be a positive number of seconds");
     }
     Ok(settings)
 }
@@ -876,11 +888,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         a.agents.clone()
     };
     let cfg = config::Config::load_opt(a.config.as_deref())?;
-    let cache_mode: gauntlet_llm::CacheMode = a
-        .cache
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("--cache: {e}"))?;
-    let mut models = run_models_of(&cfg, &a, cache_mode)?;
+    let mut models = run_models_of(&cfg, &a)?;
     if let (Some(st), Some(info)) = (&store, &resumed) {
         models.carry(st, &info.id)?;
     }
@@ -1150,11 +1158,7 @@ impl gauntlet_cases::EpisodeSink for StoreSink<'_> {
 }
 
 /// The models of a run: a runtime if a target, the controller, the judge or the defense needs one.
-fn run_models_of(
-    cfg: &config::Config,
-    a: &RunArgs,
-    cache_mode: gauntlet_llm::CacheMode,
-) -> Result<Models> {
+fn run_models_of(cfg: &config::Config, a: &RunArgs) -> Result<Models> {
     let needs = a
         .agents
         .iter()
@@ -1162,14 +1166,7 @@ fn run_models_of(
         || a.controller != "scripted"
         || a.judge.is_some()
         || gauntlet_defense::is_model_defense(&a.defense);
-    let cache = (cache_mode != gauntlet_llm::CacheMode::Off)
-        .then(|| gauntlet_llm::Cache::new(&a.cache_dir, cache_mode));
-    let limits = gauntlet_setup::Limits {
-        concurrency: a.model_concurrency,
-        timeout: a.timeout,
-        budget: a.budget,
-    };
-    Ok(Models::build(cfg, needs, limits, cache)?)
+    a.models.build(cfg, needs)
 }
 
 /// Prints each model's ledger to stderr.
@@ -1363,9 +1360,15 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
             .with_context(|| format!("--resume: the stored suites of run {id}"))?;
         defenses = serde_json::from_value(info.args["defense"].clone())
             .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
+        if a.select.limit.is_some() || !a.select.cases.is_empty() || !a.select.filters.is_empty() {
+            bail!("--resume: the run keeps the --case, --filter and --limit it started with");
+        }
         // Runs stored before --case/--filter/--limit took every case.
-        select = serde_json::from_value(info.args["select"].clone()).unwrap_or_default();
-        seed = info.args["seed"].as_u64().unwrap_or(1);
+        if !info.args["select"].is_null() {
+            select = serde_json::from_value(info.args["select"].clone())
+                .with_context(|| format!("--resume: the stored choice of cases of run {id}"))?;
+        }
+        seed = info.args["seed"].as_u64().unwrap_or(0);
         // A --config given now wins (the stored path may not resolve from here).
         if config_path.is_none() {
             config_path = serde_json::from_value(info.args["config"].clone())
@@ -1375,12 +1378,13 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     }
     let started = Instant::now();
     let suite = privilege_suite(&suites, &select, seed)?;
-    eprintln!(
-        "generated and labelled {} probes of {} tasks in {:.2} s",
-        suite.probes().count(),
-        suite.tasks.len(),
-        started.elapsed().as_secs_f64()
-    );
+    let (probes, secs) = (suite.probes().count(), started.elapsed().as_secs_f64());
+    if !a.quiet {
+        eprintln!(
+            "generated and labelled {probes} probes of {} tasks in {secs:.2} s",
+            suite.tasks.len()
+        );
+    }
     let census = gauntlet_privilege::score::census(&suite);
     let header = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census});
     let recorded = match (&store, resumed) {
@@ -1392,7 +1396,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
                 );
             }
             st.reopen_run(&info.id)?;
-            store_probes(st, &info.id, &suite)?;
+            st.record_probes(&info.id, &suite)?;
             Some((st, info.id))
         }
         (Some(st), None) => {
@@ -1403,13 +1407,16 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
                 &header,
                 defenses.len() as u64,
             )?;
-            store_probes(st, &id, &suite)?;
+            st.record_probes(&id, &suite)?;
             Some((st, id))
         }
         (None, _) => None,
     };
     let cfg = config::Config::load_opt(config_path.as_deref())?;
-    let mut models = Models::for_defenses(&cfg, &defenses)?;
+    let needs = defenses
+        .iter()
+        .any(|d| gauntlet_defense::is_model_defense(d));
+    let mut models = a.models.build(&cfg, needs)?;
     if let Some((st, id)) = &recorded {
         // A resumed run's earlier spend (nothing for a new run).
         models.carry(st, id)?;
@@ -1420,7 +1427,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
         &defenses,
         a.json.as_deref(),
         recorded.as_ref().map(|(st, id)| (*st, id.as_str())),
-        &gates,
+        (&gates, a.quiet),
     ) {
         Ok(c) => c,
         Err(e) => {
@@ -1502,7 +1509,14 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let cfg = config::Config::load_opt(config.as_deref())?;
             let models = Models::for_defenses(&cfg, &defense)?;
-            privilege_report(&suite, &models, &defense, json.as_deref(), None, &[])
+            privilege_report(
+                &suite,
+                &models,
+                &defense,
+                json.as_deref(),
+                None,
+                (&[], false),
+            )
         }
         None => privilege_job(&a),
     }
@@ -1525,22 +1539,24 @@ fn privilege_suite(
         .filter(|p| p.as_os_str() != "builtin")
         .collect();
     let mut suite = gauntlet_privilege::ProbeSuite::default();
+    if !dojo.is_empty() && !sel.filters.is_empty() {
+        bail!("--filter: AgentDojo tasks have no risk, env or attack; choose them with --case");
+    }
     if !cases.is_empty() || dojo.is_empty() || builtin_named {
         let cases: Vec<PathBuf> = cases.into_iter().cloned().collect();
-        // Chosen before generating, so the cases left out are not labelled (patterns may match AgentDojo tasks).
-        let filters = Selection {
+        // Chosen before generating, so the cases left out are not labelled. With an AgentDojo suite beside them,
+        // patterns and the sample are over all tasks (below).
+        let only_filters = Selection {
             filters: sel.filters.clone(),
             ..Selection::default()
         };
-        let mut chosen = filters.choose(load_valid(&cases)?.cases, seed)?;
+        let chosen = if dojo.is_empty() { sel } else { &only_filters };
+        let mut chosen = chosen.choose(load_valid(&cases)?.cases, seed)?;
         let wildcard = gauntlet_cases::suite::wildcard;
         chosen.retain(|c| sel.cases.is_empty() || sel.cases.iter().any(|p| wildcard(p, &c.id)));
         suite
             .tasks
             .extend(gauntlet_privilege::generate(&chosen).tasks);
-    }
-    if !dojo.is_empty() && !sel.filters.is_empty() {
-        bail!("--filter: AgentDojo tasks have no risk, env or attack; choose them with --case");
     }
     for d in dojo {
         let path = d
@@ -1573,7 +1589,7 @@ fn privilege_report(
     defenses: &[String],
     json: Option<&std::path::Path>,
     store: Option<(&gauntlet_store::Store, &str)>,
-    gates: &[gauntlet_report::gate::Gate],
+    (gates, quiet): (&[gauntlet_report::gate::Gate], bool),
 ) -> Result<ExitCode> {
     let census = gauntlet_privilege::score::census(suite);
     let mut scores = Vec::new();
@@ -1584,13 +1600,8 @@ fn privilege_report(
     for (i, spec) in defenses.iter().enumerate() {
         if let (Some((st, id)), true) = (store, done.get(i).copied().unwrap_or(false)) {
             // Scored by an earlier attempt of this run.
-            let raw = st
-                .item(id, i)?
-                .with_context(|| format!("run {id}: defense {i} is not in the store"))?;
-            scores.push(
-                serde_json::from_str(&raw)
-                    .with_context(|| format!("run {id}: the stored score of {spec}"))?,
-            );
+            let stored = st.item_as(id, i)?;
+            scores.push(stored.with_context(|| format!("run {id}: no stored score of {spec}"))?);
             continue;
         }
         let d = models.defense(spec)?;
@@ -1613,13 +1624,13 @@ fn privilege_report(
             w.commit()?;
         }
         let secs = started.elapsed().as_secs_f64();
-        eprintln!(
-            "{}: {} decisions in {:.3} s ({:.0} decisions/s)",
-            s.defense,
-            s.decisions,
-            secs,
-            s.decisions as f64 / secs.max(1e-9)
-        );
+        let rate = s.decisions as f64 / secs.max(1e-9);
+        if !quiet {
+            eprintln!(
+                "{}: {} decisions in {secs:.3} s ({rate:.0} decisions/s)",
+                s.defense, s.decisions
+            );
+        }
         if let Some((st, id)) = store {
             let mut w = st.writer(id);
             w.item(i, "privilege-score", None, &serde_json::to_string(&s)?)?;
@@ -1655,20 +1666,6 @@ fn privilege_report(
         gates,
         &gauntlet_report::gate::privilege_metrics(&scores),
     ))
-}
-
-/// Records a privilege run's probes (once: a resumed run finds them there).
-fn store_probes(
-    st: &gauntlet_store::Store,
-    id: &str,
-    suite: &gauntlet_privilege::ProbeSuite,
-) -> Result<()> {
-    let mut w = st.writer(id);
-    for (k, p) in suite.probes().enumerate() {
-        w.probe(k, p)?;
-    }
-    w.commit()?;
-    Ok(())
 }
 
 /// A red team's plan: the config file's `redteam:` section under the flags (filled into `a`), checked, with the
@@ -2016,7 +2013,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     // The judge's refusal screen compiles while the simulator and the first cases wait on their models.
     gauntlet_core::refusal::warm_up_in_background();
     let needs = redteam_needs_models(&a, &names);
-    let mut models = Models::build(&cfg, needs, Default::default(), None)?;
+    let mut models = a.models.build(&cfg, needs)?;
     if let (Some(st), Some(info)) = (&store, &resumed) {
         models.carry(st, &info.id)?;
     }
@@ -2075,7 +2072,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let mut seen = CasesSeen {
         causes: Default::default(),
         tally: Default::default(),
-        ticker: progress::Ticker::start(total, "cases", false),
+        ticker: progress::Ticker::start(total, "cases", a.quiet),
         total,
     };
     let mut sink = |c: &gauntlet_redteam::RtCase| -> std::io::Result<()> {

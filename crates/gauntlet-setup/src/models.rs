@@ -78,6 +78,11 @@ impl Models {
             pool_cfg.max_retries = r;
         }
         pool_cfg.budget = limits.budget.or(p.budget_usd);
+        if let Some(b) = pool_cfg.budget.filter(|b| !(*b > 0.0 && b.is_finite())) {
+            return Err(SetupError::Limit(format!(
+                "budget {b}: must be a positive number of USD"
+            )));
+        }
         if let Some((role, _)) = p.max_tokens.iter().find(|(_, n)| **n == 0) {
             return Err(SetupError::Config(format!(
                 "--config: pool.max_tokens.{role}: must be at least 1"

@@ -566,6 +566,20 @@ impl Store {
         self.sql(r)
     }
 
+    /// One stored item read back as `T` (a privilege score, a red-team case); `None` when there is none.
+    pub fn item_as<T: serde::de::DeserializeOwned>(
+        &self,
+        id: &str,
+        index: usize,
+    ) -> Result<Option<T>> {
+        match self.item(id, index)? {
+            None => Ok(None),
+            Some(raw) => serde_json::from_str(&raw)
+                .map(Some)
+                .map_err(|source| self.corrupt(id, index as i64, source)),
+        }
+    }
+
     fn corrupt(&self, run: &str, index: i64, source: serde_json::Error) -> StoreError {
         StoreError::Corrupt {
             path: self.path.clone(),
@@ -644,6 +658,19 @@ impl Store {
             .into_iter()
             .map(|(m, c)| (m, serde_json::from_str(&c).unwrap_or(Value::Null)))
             .collect())
+    }
+
+    /// Records a privilege run's probes, in suite order (once: a resumed run finds them there).
+    pub fn record_probes(
+        &self,
+        run_id: &str,
+        suite: &gauntlet_privilege::ProbeSuite,
+    ) -> Result<()> {
+        let mut w = self.writer(run_id);
+        for (k, p) in suite.probes().enumerate() {
+            w.probe(k, p)?;
+        }
+        w.commit()
     }
 
     /// A writer that stores a run's results in batches.

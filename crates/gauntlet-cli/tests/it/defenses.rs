@@ -209,6 +209,54 @@ fn privilege_scores_the_chosen_part_of_the_suite() {
     );
 }
 
+#[test]
+fn every_job_takes_the_model_flags() {
+    let o = gauntlet(&[
+        "redteam",
+        "--target",
+        "chat-refuser",
+        "--budget",
+        "0",
+        "--no-store",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("budget 0: must be a positive number of USD"),
+        "{}",
+        stderr(&o)
+    );
+    let o = gauntlet(&[
+        "privilege",
+        "--timeout",
+        "0",
+        "--cache",
+        "off",
+        "--no-store",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("timeout 0: must be"), "{}", stderr(&o));
+    let o = gauntlet(&[
+        "privilege",
+        "-q",
+        "--defense",
+        "allow-all",
+        "--case",
+        "bank.*",
+        "--no-store",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("generated and labelled"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        crate::stdout(&o).contains("Privilege: "),
+        "{}",
+        crate::stdout(&o)
+    );
+}
+
 /// The AgentDojo export, written by `.ci/run` (adapters/agentdojo/export.py with agentdojo 0.1.35 from PyPI).
 fn agentdojo_export() -> Option<String> {
     match std::env::var("GAUNTLET_AGENTDOJO_EXPORT") {

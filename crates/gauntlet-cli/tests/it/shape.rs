@@ -13,10 +13,10 @@ const LONG_CEILING: usize = 9;
 /// lowered to 4,250 the same day when `Models` and the config file moved to `gauntlet-setup`, to 4,150 when the run
 /// and red-team tables moved to `gauntlet-report`, to 4,120 when the simulated seeds moved to `gauntlet-redteam`, and
 /// to 4,110 when the progress lines moved to `gauntlet-report` (which paid for `gauntlet doctor`), and to 4,100 when
-/// the judgement of a stored run moved to `gauntlet-store`, and to 4,039 when `cases generate` moved to
-/// `gauntlet-cases` (which paid for the privilege job's `--case`, `--filter` and `--limit`). Getting to 2,000 means moving the commands' domain steps
+/// the judgement of a stored run moved to `gauntlet-store`, and to 4,036 when `cases generate` moved to
+/// `gauntlet-cases` (which paid for the privilege job's `--case`, `--filter` and `--limit` and the model flags of every job). Getting to 2,000 means moving the commands' domain steps
 /// into the libraries too.
-const CLI_LINES_CEILING: usize = 4_039;
+const CLI_LINES_CEILING: usize = 4_036;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
