@@ -394,8 +394,7 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
         .context("preparing the proxy")?,
     );
     serve(&rt, backend.clone(), "gauntlet-proxy", false, &a.listen)?;
-    let (calls, denied, injected) = backend.counts();
-    eprintln!("gauntlet gateway proxy: {calls} calls, {denied} denied, {injected} injected");
+    eprintln!("gauntlet gateway proxy: {}", backend.counts());
     crate::report_models(&models);
     rt.block_on(backend.close());
     Ok(ExitCode::SUCCESS)

@@ -3,24 +3,22 @@
 //! raw result (ground truth) and the observed result (what the agent saw).
 
 pub mod injection;
+pub mod mediator;
 
 pub use injection::{InjectionError, InjectionMode, InjectionRule};
+pub use mediator::Mediator;
 
 use gauntlet_core::{Decision, GatewayEvent, InjectionApplied, ToolCall, ToolSpec};
 use gauntlet_defense::Policy;
 use gauntlet_world::World;
 use serde_json::{Value, json};
 
-/// The in-process gateway for one episode: the world, the defense's policy, the injection rules and the log.
+/// The in-process gateway for one episode: the world, the mediation (defense, injection rules, harm) and the log.
 pub struct Gateway {
     world: World,
-    policy: Box<dyn Policy>,
-    rules: Vec<InjectionRule>,
-    fired: Vec<u32>,
+    mediator: Mediator,
     log: Vec<GatewayEvent>,
     turn: u32,
-    harm: std::sync::Arc<gauntlet_core::HarmContext>,
-    defense_error: Option<gauntlet_defense::DefenseError>,
     /// Whether rules with a field write their payload into the record ([`World::inscribe`]).
     inscribing: bool,
 }
@@ -28,7 +26,7 @@ pub struct Gateway {
 impl std::fmt::Debug for Gateway {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gateway")
-            .field("rules", &self.rules.len())
+            .field("mediator", &self.mediator)
             .field("events", &self.log.len())
             .finish()
     }
@@ -37,16 +35,11 @@ impl std::fmt::Debug for Gateway {
 impl Gateway {
     /// A gateway over `world`, consulting `policy` and applying `rules` (empty for untouched results).
     pub fn new(world: World, policy: Box<dyn Policy>, rules: Vec<InjectionRule>) -> Gateway {
-        let fired = vec![0; rules.len()];
         Gateway {
             world,
-            policy,
-            rules,
-            fired,
+            mediator: Mediator::new(policy, rules),
             log: Vec::new(),
             turn: 0,
-            harm: Default::default(),
-            defense_error: None,
             inscribing: true,
         }
     }
@@ -58,7 +51,7 @@ impl Gateway {
 
     /// Sets the hostile parties and attack sinks used to rate each call's harm tier.
     pub fn with_harm(mut self, harm: std::sync::Arc<gauntlet_core::HarmContext>) -> Gateway {
-        self.harm = harm;
+        self.mediator = self.mediator.with_harm(harm);
         self
     }
 
@@ -71,8 +64,7 @@ impl Gateway {
 
     /// Adds an injection rule from now on (a controller placing an injection mid-episode).
     pub fn add_rule(&mut self, rule: InjectionRule) {
-        self.rules.push(rule);
-        self.fired.push(0);
+        self.mediator.add_rule(rule);
     }
 
     /// Starts user turn `turn` (events are tagged with it).
@@ -87,7 +79,7 @@ impl Gateway {
 
     /// The first failure of the defense in this episode, if any.
     pub fn defense_error(&self) -> Option<&gauntlet_defense::DefenseError> {
-        self.defense_error.as_ref()
+        self.mediator.defense_error()
     }
 
     /// Every event so far.
@@ -109,20 +101,13 @@ impl Gateway {
             tool: tool.to_string(),
             args,
         };
-        // A defense that cannot decide blocks the call and marks the episode: the run records it as errored,
-        // never as a defense that held.
-        let decision = match self.policy.decide(&call, &self.log) {
-            Ok(d) => d,
-            Err(e) => {
-                let reason = format!("defense failed: {e}");
-                self.defense_error.get_or_insert(e);
-                Decision::Deny { reason }
-            }
-        };
+        // A defense that cannot decide blocks the call and marks the episode (the mediator's one rule): the run
+        // records it as errored, never as a defense that held.
+        let decision = self.mediator.decide(&call, &self.log);
         let (raw, observed, injection, error) = match &decision {
             Decision::Deny { reason } => {
-                let msg = format!("denied by policy: {reason}");
-                (Value::Null, json!({"error": msg}), None, Some(msg))
+                let (raw, observed, msg) = mediator::denied(reason);
+                (raw, observed, None, Some(msg))
             }
             Decision::Allow => match self.world.call(tool, &call.args) {
                 Ok(raw) => {
@@ -140,10 +125,9 @@ impl Gateway {
                 }
             },
         };
-        let tier = self.harm.tier(
+        let tier = self.mediator.tier(
             gauntlet_world::tool_spec(tool).map(|t| t.effect.tier),
-            tool,
-            &call.args,
+            &call,
         );
         self.log.push(GatewayEvent {
             seq,
@@ -165,41 +149,42 @@ impl Gateway {
     /// record the result showed ([`World::inscribe`]): the payload is then part of the world (read again,
     /// forwarded, quoted), and a later read that already shows it is not poisoned twice.
     fn inject(&mut self, call: &ToolCall, raw: &Value) -> (Value, Option<InjectionApplied>) {
-        for (i, rule) in self.rules.iter().enumerate() {
-            if rule.uses.is_some_and(|u| self.fired[i] >= u) || !rule.matches(call, raw) {
-                continue;
-            }
-            let writes =
-                self.inscribing && rule.mode != InjectionMode::Identity && !rule.text.is_empty();
-            if let Some(field) = &rule.field
-                && writes
-                && raw
-                    .pointer(field)
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| s.contains(&rule.text))
+        let inscribing = self.inscribing;
+        let writes = move |rule: &InjectionRule| {
+            inscribing && rule.mode != InjectionMode::Identity && !rule.text.is_empty()
+        };
+        // A record that already shows a rule's payload (written by an earlier read) is not poisoned twice.
+        let applied = |rule: &InjectionRule| {
+            rule.field.as_ref().is_some_and(|field| {
+                writes(rule)
+                    && raw
+                        .pointer(field)
+                        .and_then(Value::as_str)
+                        .is_some_and(|s| s.contains(&rule.text))
+            })
+        };
+        let Some((i, rule)) = self.mediator.fire(call, raw, applied) else {
+            return (raw.clone(), None);
+        };
+        let observed = rule.apply(raw);
+        let inscribed = match &rule.field {
+            Some(field)
+                if writes(rule) && observed.pointer(field).is_some_and(Value::is_string) =>
             {
-                continue;
+                let edit = |old: &str| injection::transform(rule.mode, &rule.text, old);
+                self.world
+                    .inscribe(&call.tool, &call.args, raw, field, &edit)
             }
-            self.fired[i] += 1;
-            let observed = rule.apply(raw);
-            let inscribed = match &rule.field {
-                Some(field) if writes && observed.pointer(field).is_some_and(Value::is_string) => {
-                    let edit = |old: &str| injection::transform(rule.mode, &rule.text, old);
-                    self.world
-                        .inscribe(&call.tool, &call.args, raw, field, &edit)
-                }
-                _ => false,
-            };
-            return (
-                observed,
-                Some(InjectionApplied {
-                    rule: i,
-                    mode: rule.mode.as_str().to_string(),
-                    inscribed,
-                }),
-            );
-        }
-        (raw.clone(), None)
+            _ => false,
+        };
+        (
+            observed,
+            Some(InjectionApplied {
+                rule: i,
+                mode: rule.mode.as_str().to_string(),
+                inscribed,
+            }),
+        )
     }
 }
 

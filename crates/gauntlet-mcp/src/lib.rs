@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 pub use command::CommandTarget;
 pub use http::{HttpOptions, HttpServer, serve_http};
-pub use proxy::{ProxyBackend, Upstream};
+pub use proxy::{ProxyBackend, ProxyCounts, Upstream};
 pub use sandbox::SandboxBackend;
 
 /// What went wrong serving or connecting.

@@ -5,10 +5,10 @@
 use crate::upstream_http::HttpUpstream;
 use crate::{Backend, CallFuture, McpFrontError, ToolInfo, ToolOutput};
 use gauntlet_core::{
-    Decision, Effect, EffectKind, GatewayEvent, HarmContext, InjectionApplied, ToolCall, ToolSpec,
+    Decision, Effect, EffectKind, GatewayEvent, InjectionApplied, ToolCall, ToolSpec,
 };
-use gauntlet_defense::{Defense, Policy, TaskContext};
-use gauntlet_gateway::InjectionRule;
+use gauntlet_defense::{Defense, TaskContext};
+use gauntlet_gateway::{InjectionRule, Mediator};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ListToolsResult, Tool};
 use rmcp::service::{RoleClient, RunningService};
@@ -197,19 +197,44 @@ pub fn result_value(r: &CallToolResult) -> Value {
 
 /// Mutable state of the proxy's mediation.
 struct State {
+    /// The gateway's mediation (defense, injection rules, harm), the same as in an episode.
+    mediator: Mediator,
     log: Vec<GatewayEvent>,
-    fired: Vec<u32>,
     denied: u64,
     injected: u64,
+}
+
+/// What the proxy has mediated so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProxyCounts {
+    /// Calls mediated.
+    pub calls: u64,
+    /// Calls denied (by the defense, or because it failed to decide).
+    pub denied: u64,
+    /// Of those, calls denied because the defense failed to decide them.
+    pub defense_failures: u64,
+    /// Results an injection rule changed.
+    pub injected: u64,
+}
+
+impl std::fmt::Display for ProxyCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} calls, {} denied", self.calls, self.denied)?;
+        if self.defense_failures > 0 {
+            write!(
+                f,
+                " ({} because the defense failed to decide)",
+                self.defense_failures
+            )?;
+        }
+        write!(f, ", {} injected", self.injected)
+    }
 }
 
 /// The gateway's mediation in front of an [`Upstream`].
 pub struct ProxyBackend {
     upstream: tokio::sync::RwLock<Option<Upstream>>,
     tools: Vec<ToolInfo>,
-    policy: Box<dyn Policy>,
-    rules: Vec<InjectionRule>,
-    harm: HarmContext,
     state: Mutex<State>,
     log: Mutex<Option<Box<dyn Write + Send>>>,
 }
@@ -250,24 +275,26 @@ impl ProxyBackend {
         Ok(ProxyBackend {
             upstream: tokio::sync::RwLock::new(Some(upstream)),
             tools,
-            policy,
             state: Mutex::new(State {
+                mediator: Mediator::new(policy, rules),
                 log: Vec::new(),
-                fired: vec![0; rules.len()],
                 denied: 0,
                 injected: 0,
             }),
-            rules,
-            harm: HarmContext::default(),
             log: Mutex::new(log),
         })
     }
 
-    /// Calls mediated, denied and injected so far.
-    pub fn counts(&self) -> (u64, u64, u64) {
+    /// What the proxy has mediated so far.
+    pub fn counts(&self) -> ProxyCounts {
         self.state
             .lock()
-            .map(|s| (s.log.len() as u64, s.denied, s.injected))
+            .map(|s| ProxyCounts {
+                calls: s.log.len() as u64,
+                denied: s.denied,
+                defense_failures: s.mediator.defense_failures(),
+                injected: s.injected,
+            })
             .unwrap_or_default()
     }
 
@@ -290,24 +317,22 @@ impl ProxyBackend {
             tool,
             args,
         };
-        // The defense decides with the log so far in view (under the lock: no copy of the history per call).
+        // The defense decides with the log so far in view (under the lock: no copy of the history per call). A
+        // defense that cannot decide denies the call, as in an episode (the mediator's one rule).
         let decision = match self.state.lock() {
-            Ok(s) => self.policy.decide(&call, &s.log),
-            Err(_) => Ok(Decision::Deny {
+            Ok(mut s) => {
+                let State { mediator, log, .. } = &mut *s;
+                mediator.decide(&call, log)
+            }
+            Err(_) => Decision::Deny {
                 reason: "the proxy failed earlier (poisoned lock)".into(),
-            }),
-        };
-        let decision = match decision {
-            Ok(d) => d,
-            Err(e) => Decision::Deny {
-                reason: format!("defense failed: {e}"),
             },
         };
         let mut untouched = None;
         let (raw, observed, injection, error) = match &decision {
             Decision::Deny { reason } => {
-                let msg = format!("denied by policy: {reason}");
-                (Value::Null, json!({"error": msg}), None, Some(msg))
+                let (raw, observed, msg) = gauntlet_gateway::mediator::denied(reason);
+                (raw, observed, None, Some(msg))
             }
             Decision::Allow => {
                 let result = match self.upstream.read().await.as_ref() {
@@ -338,10 +363,14 @@ impl ProxyBackend {
                 }
             }
         };
+        let tier = match self.state.lock() {
+            Ok(s) => s.mediator.tier(None, &call),
+            Err(_) => gauntlet_core::HarmTier::H1,
+        };
         let mut event = GatewayEvent {
             seq: 0,
             turn: 1,
-            tier: self.harm.tier(None, &call.tool, &call.args),
+            tier,
             call,
             decision,
             raw,
@@ -374,27 +403,25 @@ impl ProxyBackend {
         out
     }
 
-    /// Applies the first matching rule with uses left, as the gateway does.
+    /// Applies the first matching rule with uses left (the mediator's rules, as in an episode; a proxy writes no
+    /// payload into a record: the upstream's records are not its to change).
     fn inject(&self, call: &ToolCall, raw: &Value) -> (Value, Option<InjectionApplied>) {
         let Ok(mut s) = self.state.lock() else {
             return (raw.clone(), None);
         };
-        for (i, rule) in self.rules.iter().enumerate() {
-            if rule.uses.is_some_and(|u| s.fired[i] >= u) || !rule.matches(call, raw) {
-                continue;
-            }
-            s.fired[i] += 1;
-            s.injected += 1;
-            return (
-                rule.apply(raw),
-                Some(InjectionApplied {
-                    rule: i,
-                    mode: rule.mode.as_str().to_string(),
-                    inscribed: false,
-                }),
-            );
-        }
-        (raw.clone(), None)
+        let Some((i, rule)) = s.mediator.fire(call, raw, |_| false) else {
+            return (raw.clone(), None);
+        };
+        let applied = (
+            rule.apply(raw),
+            Some(InjectionApplied {
+                rule: i,
+                mode: rule.mode.as_str().to_string(),
+                inscribed: false,
+            }),
+        );
+        s.injected += 1;
+        applied
     }
 }
 
@@ -405,5 +432,26 @@ impl Backend for ProxyBackend {
 
     fn call(&self, tool: String, args: Value) -> CallFuture<'_> {
         Box::pin(self.mediate(tool, args))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProxyCounts;
+
+    #[test]
+    fn counts_say_how_many_denials_were_defense_failures() {
+        let mut c = ProxyCounts {
+            calls: 5,
+            denied: 2,
+            defense_failures: 0,
+            injected: 1,
+        };
+        assert_eq!(c.to_string(), "5 calls, 2 denied, 1 injected");
+        c.defense_failures = 2;
+        assert_eq!(
+            c.to_string(),
+            "5 calls, 2 denied (2 because the defense failed to decide), 1 injected"
+        );
     }
 }

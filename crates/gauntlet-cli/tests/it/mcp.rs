@@ -718,3 +718,42 @@ fn a_model_based_defense_guards_the_proxy_with_the_task_it_is_given() {
         "the filter asks once, at the start"
     );
 }
+
+#[test]
+fn a_defense_that_cannot_decide_denies_the_proxied_call() {
+    // Answers hello and prepare, then fails every decision: the proxy denies the call (fail closed), as the
+    // gateway does in an episode, and says why.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let broken = dir.path().join("broken.py");
+    std::fs::write(
+        &broken,
+        "import json, sys\n\
+         for line in sys.stdin:\n\
+         \x20   m = json.loads(line)\n\
+         \x20   a = {'hello': {'name': 'broken'}, 'prepare': {'policy': 'p'}}.get(m.get('type'), {'error': 'broken on purpose'})\n\
+         \x20   sys.stdout.write(json.dumps(a) + '\\n'); sys.stdout.flush()\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let upstream = format!("{} {}", mcp_python().display(), script("server.py"));
+    let defense = format!("external:python3 {}", broken.display());
+    let g = bin();
+    let args = [
+        "stdio",
+        &g,
+        "gateway",
+        "proxy",
+        "--upstream",
+        &upstream,
+        "--defense",
+        &defense,
+        "--",
+        "read_note",
+        r#"{"id": "n1"}"#,
+    ];
+    let (o, lines) = client(&args, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = call(&lines, "read_note");
+    assert_eq!(read["is_error"], true, "{read}");
+    let text = read["text"].as_str().unwrap_or("");
+    assert!(text.contains("denied by policy: defense failed"), "{read}");
+}
