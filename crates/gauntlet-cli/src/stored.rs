@@ -381,7 +381,7 @@ fn report_run(
             }
         }
         Format::Md => out.write_all(
-            gauntlet_report::markdown::run_markdown(&info.id, &header, &summary, &mut eps)
+            gauntlet_report::markdown::run_markdown(&info.id, &header, &summary, &mut eps, &gates)
                 .as_bytes(),
         )?,
         Format::Junit => out
@@ -456,8 +456,10 @@ fn report_redteam(
                 out.write_all(b"\n")?;
             }
         }
-        Format::Md => out
-            .write_all(gauntlet_report::markdown::redteam_markdown(&info.id, &report).as_bytes())?,
+        Format::Md => out.write_all(
+            gauntlet_report::markdown::redteam_markdown(&info.id, &report, &mut raw, &gates)
+                .as_bytes(),
+        )?,
         Format::Junit => {
             let mut values =
                 raw.by_ref()
@@ -543,7 +545,7 @@ fn report_privilege(
             }
         }
         Format::Md => out.write_all(
-            gauntlet_report::markdown::privilege_markdown(&info.id, &scores).as_bytes(),
+            gauntlet_report::markdown::privilege_markdown(&info.id, &scores, &gates).as_bytes(),
         )?,
         Format::Junit => {
             out.write_all(gauntlet_report::junit::privilege_junit(&info.id, &scores).as_bytes())?

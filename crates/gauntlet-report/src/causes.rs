@@ -32,6 +32,17 @@ impl Causes {
         self.counts.values().sum()
     }
 
+    /// The causes with their counts, most frequent first (ties in text order), at most `max` of them, and how many
+    /// causes were left out.
+    pub fn most_frequent(&self, max: usize) -> (Vec<(&str, u64)>, usize) {
+        let mut by_count: Vec<(&str, u64)> =
+            self.counts.iter().map(|(c, n)| (c.as_str(), *n)).collect();
+        by_count.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let more = by_count.len().saturating_sub(max);
+        by_count.truncate(max);
+        (by_count, more)
+    }
+
     /// One line per cause, most frequent first (ties in text order), at most `max` of them and then how many
     /// more causes there were. Control characters are shown escaped: the causes come from agents, providers and
     /// defenses, and must not drive the terminal.

@@ -1,6 +1,8 @@
 //! A Markdown summary for a CI job summary (GitHub's `$GITHUB_STEP_SUMMARY` and the like). Markdown renderers
 //! accept raw HTML, so every piece of run data is escaped for both Markdown and HTML.
 
+use crate::causes::Causes;
+use crate::gate::{Gate, GateResult};
 use crate::json::RunHeader;
 use gauntlet_cases::{EpisodeRecord, Summary};
 use gauntlet_core::{Outcome, Rate};
@@ -32,6 +34,44 @@ pub fn md_escape(s: &str) -> String {
     out
 }
 
+/// Causes listed at most.
+pub const MAX_CAUSES: usize = 10;
+
+/// The `--fail-on` gates' results, one row per gate and scope (nothing without gates).
+fn gates_section(out: &mut String, gates: &[GateResult]) {
+    // `check` gives a gate that checked nothing a row of its own, so no gate is silently absent.
+    if gates.is_empty() {
+        return;
+    }
+    out.push_str("\n### Gates\n\n| Gate | Scope | Value | Result |\n|---|---|---|---|\n");
+    for g in gates {
+        let value = g
+            .value
+            .map_or_else(|| "cannot be computed".into(), |v| format!("{v:.4}"));
+        let result = if g.failed { "**FAILED**" } else { "passed" };
+        let (gate, scope) = (md_escape(&g.gate.to_string()), md_escape(&g.scope));
+        let _ = writeln!(out, "| {gate} | {scope} | {value} | {result} |");
+    }
+}
+
+/// The errored results grouped by cause, most frequent first (nothing when none errored).
+fn causes_section(out: &mut String, causes: &Causes, what: &str) {
+    if causes.total() == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Errored {what}, by cause\n\n| {what} | Cause |\n|---|---|"
+    );
+    let (listed, more) = causes.most_frequent(MAX_CAUSES);
+    for (cause, n) in listed {
+        let _ = writeln!(out, "| {n} | {} |", md_escape(cause));
+    }
+    if more > 0 {
+        let _ = writeln!(out, "\n… and {more} more causes.");
+    }
+}
+
 fn pct(r: &Rate) -> String {
     match (r.value, r.low, r.high) {
         (Some(v), Some(l), Some(h)) => format!(
@@ -46,13 +86,14 @@ fn pct(r: &Rate) -> String {
     }
 }
 
-/// The run job's summary: what ran, ASR and utility per target × setting with 95 % intervals, and the
-/// violations (the first [`MAX_LISTED`] by name).
+/// The run job's summary: what ran, ASR and utility per target × setting with 95 % intervals, the violations
+/// (the first [`MAX_LISTED`] by name), the errored episodes by cause and the results of `gates`.
 pub fn run_markdown(
     run_id: &str,
     header: &RunHeader,
     summary: &Summary,
     episodes: &mut dyn Iterator<Item = EpisodeRecord>,
+    gates: &[Gate],
 ) -> String {
     let mut out = String::new();
     let settings: Vec<String> = header
@@ -102,8 +143,13 @@ pub fn run_markdown(
     let mut listed = 0usize;
     let mut more = 0usize;
     let mut violations = String::new();
+    let mut causes = Causes::default();
     for r in episodes {
-        if r.status != gauntlet_cases::EpisodeStatus::Ok || r.verdict.outcome != Outcome::Violated {
+        if r.status != gauntlet_cases::EpisodeStatus::Ok {
+            causes.add(r.error.as_deref());
+            continue;
+        }
+        if r.verdict.outcome != Outcome::Violated {
             continue;
         }
         if listed == MAX_LISTED {
@@ -135,12 +181,30 @@ pub fn run_markdown(
     } else {
         out.push_str("\nNo violations.\n");
     }
+    causes_section(&mut out, &causes, "episodes");
+    gates_section(
+        &mut out,
+        &crate::gate::check(gates, &crate::gate::run_metrics(summary)),
+    );
     out
 }
 
 /// The red-team job's summary: the overall tally and the tallies by vulnerability and attack, pooled and, with more
 /// than one target, per target.
-pub fn redteam_markdown(run_id: &str, report: &gauntlet_redteam::job::Report) -> String {
+pub fn redteam_markdown(
+    run_id: &str,
+    report: &gauntlet_redteam::job::Report,
+    cases: &mut dyn Iterator<Item = String>,
+    gates: &[Gate],
+) -> String {
+    // The errored cases' causes, from the stored cases (JSON), one at a time.
+    let mut causes = Causes::default();
+    for c in cases {
+        let v: serde_json::Value = serde_json::from_str(&c).unwrap_or_default();
+        if v["outcome"] == "error" {
+            causes.add(v["error"].as_str());
+        }
+    }
     let mut out = String::new();
     let _ = writeln!(out, "## Gauntlet red team `{}`\n", md_escape(run_id));
     let table =
@@ -190,6 +254,11 @@ pub fn redteam_markdown(run_id: &str, report: &gauntlet_redteam::job::Report) ->
         }
     }
     out.push_str("\nStatus: pass ≥ 80 %, warning ≥ 50 %, else fail. Errored and unjudged cases are excluded from rates.\n");
+    causes_section(&mut out, &causes, "cases");
+    gates_section(
+        &mut out,
+        &crate::gate::check(gates, &crate::gate::redteam_metrics(report)),
+    );
     out
 }
 
@@ -197,6 +266,7 @@ pub fn redteam_markdown(run_id: &str, report: &gauntlet_redteam::job::Report) ->
 pub fn privilege_markdown(
     run_id: &str,
     scores: &[gauntlet_privilege::score::DefenseScore],
+    gates: &[Gate],
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## Gauntlet privilege `{}`\n", md_escape(run_id));
@@ -208,18 +278,73 @@ pub fn privilege_markdown(
             md_escape(&s.defense),
             pct(&s.sufficiency),
             if s.gate_passed { "passed" } else { "FAILED" },
+            // A percentage, as in the terminal and the HTML.
             s.leakage
-                .map_or_else(|| "–".into(), |l| format!("{:.3}", l)),
+                .map_or_else(|| "–".into(), |l| format!("{:.1} %", 100.0 * l)),
             pct(&s.over_restriction),
             pct(&s.attack_admission)
         );
     }
+    gates_section(
+        &mut out,
+        &crate::gate::check(gates, &crate::gate::privilege_metrics(scores)),
+    );
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gates_and_causes_are_listed() {
+        let gate =
+            Gate::parse("asr > 0.1", crate::gate::RUN_METRICS).unwrap_or_else(|e| panic!("{e}"));
+        let results = vec![
+            GateResult {
+                gate: gate.clone(),
+                scope: "reference".into(),
+                value: Some(0.25),
+                failed: true,
+            },
+            GateResult {
+                gate,
+                scope: "refuser".into(),
+                value: Some(0.0),
+                failed: false,
+            },
+        ];
+        let mut out = String::new();
+        gates_section(&mut out, &results);
+        assert!(out.contains("### Gates"), "{out}");
+        assert!(
+            out.contains("| asr &gt; 0.1 | reference | 0.2500 | **FAILED** |"),
+            "{out}"
+        );
+        assert!(out.contains("| refuser | 0.0000 | passed |"), "{out}");
+        let mut none = String::new();
+        gates_section(&mut none, &[]);
+        assert!(none.is_empty());
+
+        let mut causes = Causes::default();
+        for _ in 0..3 {
+            causes.add(Some("connection refused: 127.0.0.1:9 <b>"));
+        }
+        causes.add(None);
+        let mut out = String::new();
+        causes_section(&mut out, &causes, "episodes");
+        assert!(
+            out.contains("| 3 | connection refused: 127.0.0.1:9 &lt;b&gt; |"),
+            "{out}"
+        );
+        assert!(
+            out.contains("| 1 | no error message was recorded |"),
+            "{out}"
+        );
+        let mut none = String::new();
+        causes_section(&mut none, &Causes::default(), "episodes");
+        assert!(none.is_empty());
+    }
 
     #[test]
     fn markdown_cells_carry_no_markup() {

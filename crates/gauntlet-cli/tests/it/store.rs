@@ -449,6 +449,23 @@ fn a_privilege_run_that_failed_resumes_without_rescoring_what_it_kept() {
     );
     let junit = report(&store, &id, "junit");
     assert!(junit.contains("tests=\"2\""), "{junit}");
+    // The Markdown summary carries the gates' results, as the exit code does.
+    let o = gauntlet(&[
+        "report",
+        &id,
+        "--format",
+        "md",
+        "--store",
+        &store,
+        "--fail-on",
+        "leakage > 0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let md = stdout(&o);
+    assert!(
+        md.contains("### Gates") && md.contains("| allow-all | 1.0000 | **FAILED** |"),
+        "{md}"
+    );
     // Every probe once, and each defense's decision on each once, although the first defense was scored by
     // the failed attempt and the probes were offered again on resume.
     let db = rusqlite::Connection::open(&store).unwrap_or_else(|e| panic!("{e}"));
