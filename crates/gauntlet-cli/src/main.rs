@@ -332,9 +332,8 @@ impl Default for ModelFlags {
 }
 
 impl ModelFlags {
-    /// The job's models (a runtime only when it `needs` one), with these limits and this cache.
+    /// The job's models (a runtime only when it `needs` one), with these limits (the library checks them).
     fn build(&self, cfg: &config::Config, needs: bool) -> Result<Models> {
-        // The library checks the budget and timeout, from the flags or the config file.
         let mode: gauntlet_llm::CacheMode =
             (self.cache.parse()).map_err(|e: String| anyhow::anyhow!("--cache: {e}"))?;
         let cache = (mode != gauntlet_llm::CacheMode::Off)

@@ -381,6 +381,11 @@ impl Pool {
         }
     }
 
+    /// The budget in USD, if one was set.
+    pub fn budget(&self) -> Option<f64> {
+        self.cfg.budget
+    }
+
     fn over_budget(&self) -> Option<String> {
         let budget = self.cfg.budget?;
         let spent = self.ledger.micro_usd.load(Ordering::Relaxed) as f64 / 1e6;

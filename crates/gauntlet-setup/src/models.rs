@@ -374,7 +374,42 @@ impl Models {
                 s.completion_tokens,
                 s.cost_usd
             ));
+            if let Some(line) = budget_line(pool.budget(), s.cost_usd) {
+                lines.push(format!("model {name}: {line}"));
+            }
         }
         lines
+    }
+}
+
+/// What a model's spend did to its budget, when it reached it: no request was sent after that, and what requests
+/// already under way spent beyond it.
+fn budget_line(budget: Option<f64>, spent: f64) -> Option<String> {
+    let budget = budget.filter(|b| spent >= *b)?;
+    let over = spent - budget;
+    Some(if over >= 0.00005 {
+        format!(
+            "budget ${budget:.4} reached; no request was sent after it, and requests already under way overran it by ${over:.4}"
+        )
+    } else {
+        format!("budget ${budget:.4} reached; no request was sent after it")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::budget_line;
+
+    #[test]
+    fn a_reached_budget_is_said_with_its_overrun() {
+        assert_eq!(budget_line(None, 3.0), None);
+        assert_eq!(budget_line(Some(0.05), 0.049), None);
+        let line = budget_line(Some(0.05), 0.0547).unwrap_or_default();
+        assert!(
+            line.contains("budget $0.0500 reached") && line.contains("overran it by $0.0047"),
+            "{line}"
+        );
+        let exact = budget_line(Some(0.05), 0.05).unwrap_or_default();
+        assert!(exact.ends_with("no request was sent after it"), "{exact}");
     }
 }
