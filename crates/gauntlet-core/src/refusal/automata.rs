@@ -1,12 +1,13 @@
-//! The screen's pattern tables as lazy DFAs (regex-automata's hybrid engine), with the caches kept per thread.
+//! The screen's pattern tables as lazy DFAs (regex-automata's hybrid engine), with one cache per table shared by
+//! every thread.
 //!
 //! Why not `regex::Regex`: its engine keeps a Pike VM, a one-pass DFA and a backtracker beside the lazy DFA, and
 //! every thread that searches gets caches for all of them, sized by the NFA's states. The screen's tables have
 //! about 155,000 states, so each worker thread cost about 24 MB before it screened a single reply. Here every table
-//! is one forward lazy DFA, and a thread's cache for it is the only per-thread cost. A table whose matches are
+//! is one forward lazy DFA with one cache. A table whose matches are
 //! located finds their starts with anchored searches of the same automaton rather than with a reverse one (whose
 //! cache would cost as much again), and the tables of declines share one multi-pattern automaton (strong, gated,
-//! weak) instead of four. A thread's caches live in a thread-local and go when the thread does.
+//! weak) instead of four.
 //!
 //! A lazy DFA search cannot fail with this configuration (no Unicode word boundaries, so no quit bytes, and a cache
 //! that is cleared as often as needed rather than given up on); should one fail all the same, the table answers
@@ -15,23 +16,24 @@
 use regex_automata::hybrid::dfa::{self, DFA};
 use regex_automata::nfa::thompson::pikevm::PikeVM;
 use regex_automata::{Anchored, Input, PatternSet};
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Bytes of lazy DFA states each table may keep per thread before its cache is cleared; a table whose automaton
+/// Bytes of lazy DFA states each table may keep before its cache is cleared; a table whose automaton
 /// needs more than this just to search (the union of declines needs about 2.2 MB) gets that minimum instead. At
 /// 4 MB the run job's peak was 3–4 MB higher for the same speed.
 const CACHE_CAPACITY: usize = 1 << 20;
 
-/// Ids for the per-thread cache slots, one per automaton.
+/// Ids for the cache slots, one per automaton.
 static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
 
-/// A thread's cache for one automaton.
+/// The cache of one automaton.
 struct Cache(Box<dfa::Cache>);
 
-thread_local! {
-    static CACHES: RefCell<Vec<Option<Cache>>> = const { RefCell::new(Vec::new()) };
-}
+/// The caches, one per automaton, shared by every thread: one search holds the lock. Per-thread caches cost about
+/// 4 MB for each thread that screens, and the red team runs 16 workers or more (111 MB against 54 MB for an
+/// offline red team at 16 workers); the lock costs the run job nothing measurable and an offline red team at 2
+/// workers about a tenth of a second per 15,000 cases.
+static CACHES: std::sync::Mutex<Vec<Option<Cache>>> = std::sync::Mutex::new(Vec::new());
 
 /// A match: its span in the haystack and the index of the pattern (for a table of several).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,8 +96,8 @@ impl Matcher {
 /// A table whose matches are located (start and end), of one or several patterns, leftmost-first as `regex`
 /// matches. One forward lazy DFA does it all: an unanchored search finds where the leftmost match ends, and
 /// anchored searches from the character boundaries before that end find where it starts (the first that matches
-/// is the leftmost start). A reverse automaton would do the second step in one pass, but each thread's cache for
-/// it costs as much as the forward one (2.2 MB for the declines), and the texts screened are short.
+/// is the leftmost start). A reverse automaton would do the second step in one pass, but its cache costs as much
+/// as the forward one's (2.2 MB for the declines), and the texts screened are short.
 pub(super) struct Finder {
     slot: usize,
     dfa: DFA,
@@ -126,7 +128,7 @@ impl Finder {
             .as_ref()
     }
 
-    /// Runs forward searches with this thread's cache; `None` if one failed.
+    /// Runs forward searches with the table's cache; `None` if one failed.
     fn with_dfa<T>(&self, run: impl FnOnce(&DFA, &mut dfa::Cache) -> Option<T>) -> Option<T> {
         with_cache(
             self.slot,
@@ -244,24 +246,23 @@ impl Finder {
     }
 }
 
-/// Runs `search` with this thread's cache for `slot`, creating it with `create` the first time. `None` when the
-/// thread-local is gone (a search from a thread-local destructor) or the search failed: the caller falls back.
+/// Runs `search` with the cache for `slot`, creating it with `create` the first time. `None` when the search
+/// failed: the caller falls back.
 fn with_cache<T>(
     slot: usize,
     create: impl FnOnce() -> Cache,
     search: impl FnOnce(&mut Cache) -> Option<T>,
 ) -> Option<T> {
-    CACHES
-        .try_with(|caches| {
-            let mut caches = caches.try_borrow_mut().ok()?;
-            if caches.len() <= slot {
-                caches.resize_with(slot + 1, || None);
-            }
-            let cache = caches[slot].get_or_insert_with(create);
-            search(cache)
-        })
-        .ok()
-        .flatten()
+    // A search that panicked leaves its cache usable (a lazy DFA cache is only ever a cache), so a poisoned lock
+    // is taken over rather than given up on.
+    let mut caches = CACHES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if caches.len() <= slot {
+        caches.resize_with(slot + 1, || None);
+    }
+    let cache = caches[slot].get_or_insert_with(create);
+    search(cache)
 }
 
 #[cfg(test)]
