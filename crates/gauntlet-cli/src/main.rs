@@ -719,37 +719,33 @@ fn record_run(
     header: &gauntlet_report::json::RunHeader,
     total: usize,
 ) -> Result<(Option<String>, Vec<bool>)> {
-    Ok(match (store, resumed) {
-        (Some(st), Some(info)) => {
-            if serde_json::to_value(header)? != info.header {
-                bail!(
-                    "--resume: run {} no longer plans the same episodes: its cases, targets or settings changed since it started",
-                    info.id
-                );
-            }
-            st.reopen_run(&info.id)?;
-            let done = st.done(&info.id, total)?;
-            if !a.quiet {
-                eprintln!(
-                    "resuming run {}: {} of {} episodes already done",
-                    info.id,
-                    done.iter().filter(|d| **d).count(),
-                    total
-                );
-            }
-            (Some(info.id.clone()), done)
-        }
-        (Some(st), None) => {
-            let id = st.create_run(
-                gauntlet_store::RunKind::Run,
-                &serde_json::to_value(a)?,
-                &serde_json::to_value(header)?,
-                total as u64,
-            )?;
-            (Some(id), Vec::new())
-        }
-        (None, _) => (None, Vec::new()),
-    })
+    let Some(st) = store else {
+        return Ok((None, Vec::new()));
+    };
+    let (args, header) = (serde_json::to_value(a)?, serde_json::to_value(header)?);
+    let (kind, what, changed) = (
+        gauntlet_store::RunKind::Run,
+        "episodes",
+        "its cases, targets or settings",
+    );
+    let plan = gauntlet_store::Plan {
+        kind,
+        args: &args,
+        header: &header,
+        extra: &[],
+        total,
+        what,
+        changed,
+    };
+    let rec = st.record(&plan, resumed)?;
+    if resumed.is_some() && !a.quiet {
+        eprintln!(
+            "resuming run {}: {} of {total} episodes already done",
+            rec.id,
+            rec.done_count()
+        );
+    }
+    Ok((Some(rec.id), rec.done))
 }
 
 /// Ends a recorded run (nothing without a store): its models' ledgers saved, then complete with `summary`, or
@@ -975,6 +971,8 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
+            // What was written still parses: the episodes so far, and why the run stopped.
+            let _ = json_sink.map(|j| j.stopped(&format!("{e}")));
             finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
             if let Some(code) = stopped_early(&e, run_id.as_deref()) {
                 return Ok(code);
@@ -1386,30 +1384,25 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     }
     let census = gauntlet_privilege::score::census(&suite);
     let header = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census});
-    let recorded = match (&store, resumed) {
-        (Some(st), Some(info)) => {
-            if info.header != header {
-                bail!(
-                    "--resume: run {} no longer scores the same probes: its suites changed since it started",
-                    info.id
-                );
-            }
-            st.reopen_run(&info.id)?;
-            st.record_probes(&info.id, &suite)?;
-            Some((st, info.id))
-        }
-        (Some(st), None) => {
+    let recorded = match &store {
+        Some(st) => {
             let args = serde_json::json!({"suites": suites, "defense": defenses, "config": config_path, "select": select, "seed": seed});
-            let id = st.create_run(
-                gauntlet_store::RunKind::Privilege,
-                &args,
-                &header,
-                defenses.len() as u64,
-            )?;
-            st.record_probes(&id, &suite)?;
-            Some((st, id))
+            let (kind, total) = (gauntlet_store::RunKind::Privilege, defenses.len());
+            let (what, changed) = ("probes", "its suites");
+            let plan = gauntlet_store::Plan {
+                kind,
+                args: &args,
+                header: &header,
+                extra: &[],
+                total,
+                what,
+                changed,
+            };
+            let rec = st.record(&plan, resumed.as_ref())?;
+            st.record_probes(&rec.id, &suite)?;
+            Some((st, rec.id))
         }
-        (None, _) => None,
+        None => None,
     };
     let cfg = config::Config::load_opt(config_path.as_deref())?;
     let needs = defenses
@@ -1831,43 +1824,37 @@ fn record_redteam(
     vulns: &[gauntlet_redteam::Vulnerability],
     simulated: &Option<gauntlet_redteam::simulator::Summary>,
 ) -> Result<(Option<String>, Vec<bool>)> {
-    Ok(match (store, resumed) {
-        (Some(st), Some(info)) => {
-            if strip_stored(&info.header) != *head || info.total != total as u64 {
-                bail!(
-                    "--resume: run {} no longer plans the same cases: its catalogue, targets or settings changed since it started",
-                    info.id
-                );
-            }
-            st.reopen_run(&info.id)?;
-            let done = st.done(&info.id, total)?;
-            eprintln!(
-                "resuming red-team run {}: {} of {} cases already done",
-                info.id,
-                done.iter().filter(|d| **d).count(),
-                total
-            );
-            (Some(info.id.clone()), done)
-        }
-        (Some(st), None) => {
-            let mut header = head.clone();
-            if let (Some(o), Some(sum)) = (header.as_object_mut(), simulated) {
-                o.insert(
-                    "simulated_seeds".into(),
-                    gauntlet_redteam::catalog::simulated_seeds_json(vulns),
-                );
-                o.insert("simulator_summary".into(), serde_json::to_value(sum)?);
-            }
-            let id = st.create_run(
-                gauntlet_store::RunKind::Redteam,
-                &serde_json::to_value(a)?,
-                &header,
-                total as u64,
-            )?;
-            (Some(id), Vec::new())
-        }
-        (None, _) => (None, Vec::new()),
-    })
+    let Some(st) = store else {
+        return Ok((None, Vec::new()));
+    };
+    let mut extra = Vec::new();
+    if let Some(sum) = simulated {
+        extra.push((
+            "simulated_seeds",
+            gauntlet_redteam::catalog::simulated_seeds_json(vulns),
+        ));
+        extra.push(("simulator_summary", serde_json::to_value(sum)?));
+    }
+    let (args, kind) = (serde_json::to_value(a)?, gauntlet_store::RunKind::Redteam);
+    let (what, changed) = ("cases", "its catalogue, targets or settings");
+    let plan = gauntlet_store::Plan {
+        kind,
+        args: &args,
+        header: head,
+        extra: &extra,
+        total,
+        what,
+        changed,
+    };
+    let rec = st.record(&plan, resumed)?;
+    if resumed.is_some() {
+        eprintln!(
+            "resuming red-team run {}: {} of {total} cases already done",
+            rec.id,
+            rec.done_count()
+        );
+    }
+    Ok((Some(rec.id), rec.done))
 }
 
 /// A model that writes attacks (the attacker or the simulator), when its pool and the runtime exist.
@@ -2107,6 +2094,8 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let mut report = match result {
         Ok(r) => r,
         Err(e) => {
+            // What was written still parses: the cases so far, and why the red team stopped.
+            let _ = writer.map(|w| w.finish("stopped", &e.to_string()));
             finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
             return stopped_early(&e, run_id.as_deref()).ok_or_else(|| e.into());
         }

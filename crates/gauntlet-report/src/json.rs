@@ -111,6 +111,12 @@ impl<W: Write> JsonSink<W> {
     pub fn finish(self, summary: &Summary) -> std::io::Result<W> {
         self.doc.finish("summary", summary)
     }
+
+    /// Ends a document whose run stopped early: the episodes so far, then `"stopped"` with why, instead of a
+    /// summary, so that what was written still parses.
+    pub fn stopped(self, why: &str) -> std::io::Result<W> {
+        self.doc.finish("stopped", &why)
+    }
 }
 
 impl<W: Write> EpisodeSink for JsonSink<W> {
@@ -122,6 +128,22 @@ impl<W: Write> EpisodeSink for JsonSink<W> {
 #[cfg(test)]
 mod tests {
     use super::Streamed;
+
+    #[test]
+    fn a_run_stopped_early_still_parses() {
+        let head = serde_json::json!({"schema": "gauntlet.run/v1"});
+        let mut doc =
+            Streamed::start(Vec::new(), &head, "episodes").unwrap_or_else(|e| panic!("{e}"));
+        doc.item(&serde_json::json!({"index": 0}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let out = doc
+            .finish("stopped", &"interrupted")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(v["stopped"], "interrupted");
+        assert_eq!(v["episodes"][0]["index"], 0);
+        assert!(v.get("summary").is_none());
+    }
 
     #[derive(serde::Serialize)]
     struct Head {

@@ -155,6 +155,18 @@ pub enum StoreError {
         /// The ids it starts, newest first.
         matches: Vec<String>,
     },
+    /// A resumed run whose plan is no longer what the job would run now.
+    #[error(
+        "--resume: run {run} no longer plans the same {what}: {changed} changed since it started"
+    )]
+    PlanChanged {
+        /// The run.
+        run: String,
+        /// What it plans (`episodes`, `cases`, `probes`).
+        what: String,
+        /// What may have changed.
+        changed: String,
+    },
     /// The database was written by a newer Gauntlet.
     #[error(
         "store {path}: schema version {found} is newer than this build's {SCHEMA_VERSION}; upgrade Gauntlet"
@@ -169,6 +181,41 @@ pub enum StoreError {
 
 /// Results of this module.
 pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// What a job is about to run, as recorded: compared with a resumed run's record before anything runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'a> {
+    /// The job.
+    pub kind: RunKind,
+    /// The arguments that start it (stored, to resume it with).
+    pub args: &'a Value,
+    /// Its report's header: a resumed run's must be the same.
+    pub header: &'a Value,
+    /// Fields a new run stores in its header beside `header` (a simulator's seeds), left out of the comparison.
+    pub extra: &'a [(&'a str, Value)],
+    /// Results planned.
+    pub total: usize,
+    /// What the results are, for messages (`episodes`, `cases`, `defenses`).
+    pub what: &'a str,
+    /// What could have changed when a resumed run's plan differs (`its cases, targets or settings`).
+    pub changed: &'a str,
+}
+
+/// A run being recorded: its id, and which of its results an earlier attempt already stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recording {
+    /// The run id.
+    pub id: String,
+    /// Per planned result, whether it is stored (all false for a new run).
+    pub done: Vec<bool>,
+}
+
+impl Recording {
+    /// How many results an earlier attempt stored.
+    pub fn done_count(&self) -> usize {
+        self.done.iter().filter(|d| **d).count()
+    }
+}
 
 /// How a run ended (or that it has not), as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -396,6 +443,41 @@ impl Store {
         );
         self.sql(r)?;
         Ok(id)
+    }
+
+    /// Starts recording `plan` as a new run, or continues `resumed`: its stored header (without `plan.extra`'s
+    /// fields) and total must be the plan's, else nothing runs ([`StoreError::PlanChanged`]). A continued run is
+    /// marked running again, with the results it already has.
+    pub fn record(&self, plan: &Plan<'_>, resumed: Option<&RunInfo>) -> Result<Recording> {
+        let Some(info) = resumed else {
+            let mut header = plan.header.clone();
+            if let Some(o) = header.as_object_mut() {
+                o.extend(plan.extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
+            }
+            let id = self.create_run(plan.kind, plan.args, &header, plan.total as u64)?;
+            return Ok(Recording {
+                id,
+                done: vec![false; plan.total],
+            });
+        };
+        let mut stored = info.header.clone();
+        if let Some(o) = stored.as_object_mut() {
+            for (k, _) in plan.extra {
+                o.remove(*k);
+            }
+        }
+        if stored != *plan.header || info.total != plan.total as u64 {
+            return Err(StoreError::PlanChanged {
+                run: info.id.clone(),
+                what: plan.what.into(),
+                changed: plan.changed.into(),
+            });
+        }
+        self.reopen_run(&info.id)?;
+        Ok(Recording {
+            id: info.id.clone(),
+            done: self.done(&info.id, plan.total)?,
+        })
     }
 
     /// Marks a run `complete` (with its summary) or `failed`.
@@ -1002,6 +1084,49 @@ mod tests {
         };
         assert!(done(2).is_some_and(|w| w.contains("2 errored")));
         assert_eq!(done(0), None);
+    }
+
+    #[test]
+    fn a_resumed_run_must_plan_what_it_planned() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::open(&dir.path().join("g.db")).unwrap_or_else(|e| panic!("{e}"));
+        let (args, header) = (
+            serde_json::json!({"a": 1}),
+            serde_json::json!({"cases": ["x"]}),
+        );
+        let extra = [("simulated_seeds", serde_json::json!([1, 2]))];
+        let plan = Plan {
+            kind: RunKind::Redteam,
+            args: &args,
+            header: &header,
+            extra: &extra,
+            total: 3,
+            what: "cases",
+            changed: "its catalogue",
+        };
+        let new = s.record(&plan, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(new.done, vec![false; 3]);
+        let info = s.run(&new.id).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(info.header["simulated_seeds"], serde_json::json!([1, 2]));
+        let again = s
+            .record(&plan, Some(&info))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (again.id.as_str(), again.done_count()),
+            (new.id.as_str(), 0)
+        );
+        let other = serde_json::json!({"cases": ["y"]});
+        let changed = Plan {
+            header: &other,
+            ..plan
+        };
+        let e = s.record(&changed, Some(&info)).err().map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some(format!("--resume: run {} no longer plans the same cases: its catalogue changed since it started", new.id).as_str())
+        );
+        let fewer = Plan { total: 2, ..plan };
+        assert!(s.record(&fewer, Some(&info)).is_err());
     }
 
     #[test]

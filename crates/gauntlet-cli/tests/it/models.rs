@@ -515,9 +515,21 @@ fn a_model_that_refuses_every_request_stops_the_run_early() {
         "2",
         "--store",
         &store.to_string_lossy(),
+        "--json",
+        "-",
     ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
+    // The --json document cut short still parses, and says why it stopped.
+    let doc: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
+    assert!(
+        doc["stopped"]
+            .as_str()
+            .is_some_and(|w| w.contains("HTTP 404")),
+        "{doc}"
+    );
+    assert!(doc["episodes"].is_array() && doc.get("summary").is_none());
     assert!(
         err.contains("error: stopped early: mock/literal answered HTTP 404 to")
             && err.contains("base URL"),

@@ -14,9 +14,10 @@ const LONG_CEILING: usize = 9;
 /// and red-team tables moved to `gauntlet-report`, to 4,120 when the simulated seeds moved to `gauntlet-redteam`, and
 /// to 4,110 when the progress lines moved to `gauntlet-report` (which paid for `gauntlet doctor`), and to 4,100 when
 /// the judgement of a stored run moved to `gauntlet-store`, and to 4,036 when `cases generate` moved to
-/// `gauntlet-cases` (which paid for the privilege job's `--case`, `--filter` and `--limit` and the model flags of every job). Getting to 2,000 means moving the commands' domain steps
-/// into the libraries too.
-const CLI_LINES_CEILING: usize = 4_036;
+/// `gauntlet-cases` (which paid for the privilege job's `--case`, `--filter` and `--limit` and the model flags of
+/// every job), and to 4,025 when the recording of runs (create or resume, check the plan) moved to
+/// `gauntlet-store`. Getting to 2,000 means moving the commands' domain steps into the libraries too.
+const CLI_LINES_CEILING: usize = 4_025;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
