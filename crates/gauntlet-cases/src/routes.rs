@@ -34,6 +34,48 @@ pub struct Route {
     pub trajectory: Trajectory,
 }
 
+/// Why route files could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RouteFilesError {
+    /// A file cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The files hold problems, each with file, line and column.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Invalid(Vec<Diagnostic>),
+    /// The files hold no route.
+    #[error(
+        "no routes in the given files: a route file is a YAML list of {{case, expect, note, calls, reply}} (see docs/cases.md)"
+    )]
+    Empty,
+}
+
+/// The routes of `files`, in order; every problem of every file at once.
+pub fn load_route_files(files: &[std::path::PathBuf]) -> Result<Vec<Route>, RouteFilesError> {
+    let (mut routes, mut diags) = (Vec::new(), Vec::new());
+    for f in files {
+        let name = f.display().to_string();
+        let text = std::fs::read_to_string(f).map_err(|source| RouteFilesError::Read {
+            path: name.clone(),
+            source,
+        })?;
+        match load_routes(&name, &text) {
+            Ok(r) => routes.extend(r),
+            Err(d) => diags.extend(d),
+        }
+    }
+    match (diags.is_empty(), routes.is_empty()) {
+        (false, _) => Err(RouteFilesError::Invalid(diags)),
+        (true, true) => Err(RouteFilesError::Empty),
+        (true, false) => Ok(routes),
+    }
+}
+
 /// Parses a route file: a YAML list of `{case, expect, note, calls, reply}`, `expect` one of `violated`, `held`,
 /// `task_success`, `undetermined`. Every problem is returned with file, line and column.
 pub fn load_routes(file: &str, text: &str) -> Result<Vec<Route>, Vec<Diagnostic>> {

@@ -26,8 +26,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     name = "gauntlet",
     version,
     about = "Gauntlet: tests LLM agents and the defenses that guard them, and decides from evidence (the final world state, the tool log, then the reply)",
-    long_about = None,
-    after_help = EXAMPLES
+    long_about = None
 )]
 struct Cli {
     #[command(subcommand)]
@@ -38,15 +37,22 @@ struct Cli {
 }
 
 /// Examples shown under `gauntlet --help`.
-const EXAMPLES: &str = "Examples:
-  gauntlet run                                        # the built-in suite against the reference agents, offline
-  gauntlet run --agent openai/gpt-4.1-mini --fail-on 'asr > 0.10'
-  gauntlet redteam --target chat-refuser --framework owasp-llm-2025
-  gauntlet privilege --defense allow-all,exact-args
-  gauntlet report latest --format html -o report.html
-  gauntlet run --resume latest                        # continue an interrupted run
+/// The examples shown after the help of `gauntlet` and of each subcommand (`help/examples.txt`).
+const EXAMPLES: &str = include_str!("../help/examples.txt");
 
-Docs: README.md and docs/ (cases, targets, redteam, privilege, store).";
+/// The command line, with each command's examples after its help.
+fn command() -> clap::Command {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    for section in EXAMPLES.split("\n## ").skip(1) {
+        let (name, body) = section.split_once('\n').unwrap_or((section, ""));
+        let text = format!("Examples:\n{}", body.trim_end());
+        cmd = match name.trim() {
+            "gauntlet" => cmd.after_help(text),
+            sub => cmd.mut_subcommand(sub, |c| c.after_help(text)),
+        };
+    }
+    cmd
+}
 
 #[derive(Subcommand)]
 enum Command {
@@ -577,29 +583,14 @@ fn source(paths: &[PathBuf]) -> Source {
 
 /// `gauntlet cases routes`: replays route files and reports mismatches and rates; exit 1 on any mismatch.
 fn cases_routes(files: &[PathBuf], suite: &Source) -> Result<ExitCode> {
-    let mut routes = Vec::new();
-    let mut bad = false;
-    for f in files {
-        let name = f.display().to_string();
-        let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {name}"))?;
-        match gauntlet_cases::routes::load_routes(&name, &text) {
-            Ok(r) => routes.extend(r),
-            Err(diags) => {
-                bad = true;
-                for d in diags {
-                    eprintln!("{d}");
-                }
-            }
+    let routes = match gauntlet_cases::routes::load_route_files(files) {
+        Ok(r) => r,
+        Err(gauntlet_cases::routes::RouteFilesError::Invalid(diags)) => {
+            diags.iter().for_each(|d| eprintln!("{d}"));
+            return Ok(ExitCode::FAILURE);
         }
-    }
-    if bad {
-        return Ok(ExitCode::FAILURE);
-    }
-    if routes.is_empty() {
-        bail!(
-            "no routes in the given files: a route file is a YAML list of {{case, expect, note, calls, reply}} (see docs/cases.md)"
-        );
-    }
+        Err(e) => return Err(e.into()),
+    };
     let loaded = gauntlet_cases::load(suite);
     print_diagnostics(&loaded);
     let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
@@ -2158,7 +2149,8 @@ fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = clap::FromArgMatches::from_arg_matches(&command().get_matches())
+        .unwrap_or_else(|e: clap::Error| e.exit());
     if let Err(e) = gauntlet_llm::env::load(cli.env_file.as_deref()) {
         eprintln!("error: --env-file: {e}");
         return ExitStatus::Failed.into();

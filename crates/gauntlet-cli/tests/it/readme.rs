@@ -30,6 +30,51 @@ fn usage_lines() -> Vec<String> {
 fn every_command_and_flag_in_the_readme_usage_exists() {
     let lines = usage_lines();
     assert!(lines.len() >= 10, "{} usage lines", lines.len());
+    commands_and_flags_exist(lines);
+}
+
+/// The example lines shown after each command's help (`help/examples.txt`).
+fn help_example_lines() -> Vec<String> {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("help/examples.txt"),
+    )
+    .unwrap_or_else(|e| panic!("help/examples.txt: {e}"));
+    text.lines()
+        .map(|l| l.split(" # ").next().unwrap_or(l))
+        .flat_map(|l| l.split(" && "))
+        .map(|l| l.split(" >> ").next().unwrap_or(l).trim().to_string())
+        .filter(|l| l.starts_with("gauntlet "))
+        .collect()
+}
+
+#[test]
+fn every_help_example_names_commands_and_flags_that_exist_and_each_command_shows_its_own() {
+    let lines = help_example_lines();
+    assert!(lines.len() >= 30, "{} example lines", lines.len());
+    commands_and_flags_exist(lines);
+    for sub in [
+        "run",
+        "cases",
+        "tools",
+        "privilege",
+        "redteam",
+        "runs",
+        "report",
+        "replay",
+        "gateway",
+        "init",
+        "doctor",
+    ] {
+        let o = gauntlet(&[sub, "--help"]);
+        let help = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            help.contains(&format!("Examples:\n  gauntlet {sub}")),
+            "`gauntlet {sub} --help`: {help}"
+        );
+    }
+}
+
+fn commands_and_flags_exist(lines: Vec<String>) {
     for line in lines {
         let words: Vec<&str> = line.split_whitespace().skip(1).collect();
         let names: Vec<&str> = words
