@@ -2107,12 +2107,9 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         a.framework.as_deref(),
         &report,
     )?;
-    let o = &report.overall;
-    eprintln!(
-        "{} cases in {:.2} s",
-        o.passing + o.failing + o.errored + o.unjudged,
-        started.elapsed().as_secs_f64()
-    );
+    let (o, secs) = (&report.overall, started.elapsed().as_secs_f64());
+    let cases = o.passing + o.failing + o.errored + o.unjudged;
+    eprintln!("{cases} cases in {secs:.2} s");
     report_models(&models);
     if let Some(id) = &run_id {
         eprintln!(

@@ -550,9 +550,11 @@ fn report_privilege(
         Format::Junit => {
             out.write_all(gauntlet_report::junit::privilege_junit(&info.id, &scores).as_bytes())?
         }
-        Format::Html => out.write_all(
-            gauntlet_report::html::privilege_html(&info.id, &census, &scores).as_bytes(),
-        )?,
+        Format::Html => {
+            let admitted = st.admitted_by_defense(&info.id, scores.len(), 200)?;
+            let html = gauntlet_report::html::privilege_html(&info.id, &census, &scores, &admitted);
+            out.write_all(html.as_bytes())?
+        }
     }
     Ok(gate_exit(
         &gates,

@@ -221,3 +221,25 @@ pub fn score_with(
         decisions,
     })
 }
+
+/// A probe that a defense let through although the oracle labels it `deny` (excess privilege): what privilege
+/// reports list per defense.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Admitted {
+    /// The task (case id).
+    pub task: String,
+    /// The decision point (plan calls executed before it).
+    pub point: u32,
+    /// The generator family.
+    pub family: String,
+    /// The fault it injects.
+    pub fault: String,
+    /// The tool called.
+    pub tool: String,
+    /// Its harm tier (`H0`–`H4`).
+    pub tier: String,
+    /// Where its label came from (`confirmed`, `asserted`).
+    pub source: String,
+    /// Its arguments, as JSON.
+    pub args: String,
+}

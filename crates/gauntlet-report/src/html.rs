@@ -1379,6 +1379,7 @@ pub fn privilege_html(
     run_id: &str,
     census: &gauntlet_privilege::score::Census,
     scores: &[gauntlet_privilege::score::DefenseScore],
+    admitted: &[(Vec<gauntlet_privilege::score::Admitted>, u64)],
 ) -> String {
     let mut p = Page::new(&format!("Gauntlet privilege report {run_id}"));
     kv_table(
@@ -1479,12 +1480,62 @@ pub fn privilege_html(
             .n(s.decisions)
             .m("</td></tr>\n");
     }
-    p.m("</table>\n<h2>Probe suite</h2>\n");
+    p.m("</table>\n");
+    admitted_tables(&mut p, scores, admitted);
+    p.m("<h2>Probe suite</h2>\n");
     count_table(&mut p, "axis", &census.by_axis);
     count_table(&mut p, "fault class", &census.by_fault);
     count_table(&mut p, "harm tier", &census.by_tier);
     count_table(&mut p, "label", &census.by_label);
     p.finish()
+}
+
+/// Per defense, the probes labelled `deny` it let through (`admitted[i]` for `scores[i]`: the most harmful first,
+/// and how many in all), each with its task, decision point, fault, call and label source.
+fn admitted_tables(
+    p: &mut Page,
+    scores: &[gauntlet_privilege::score::DefenseScore],
+    admitted: &[(Vec<gauntlet_privilege::score::Admitted>, u64)],
+) {
+    if admitted.is_empty() {
+        return;
+    }
+    p.m("<h2>What each defense let through</h2>\n<p class=\"meta\">Probes the oracle labels deny (excess \
+         privilege) that the defense allowed, most harmful first.</p>\n");
+    for (s, (rows, total)) in scores.iter().zip(admitted) {
+        p.m("<h3>").t(&s.defense).m("</h3>\n");
+        if rows.is_empty() {
+            p.m("<p>Nothing labelled deny was admitted.</p>\n");
+            continue;
+        }
+        p.m("<table><tr><th>tier</th><th>task</th><th>point</th><th>family / fault</th><th>call</th>\
+             <th>label</th></tr>\n");
+        for a in rows {
+            let args: String = a.args.chars().take(300).collect();
+            p.m("<tr><td>")
+                .t(&a.tier)
+                .m("</td><td>")
+                .t(&a.task)
+                .m("</td><td class=\"r\">");
+            p.n(u64::from(a.point))
+                .m("</td><td>")
+                .t(&a.family)
+                .m(" / ")
+                .t(&a.fault);
+            p.m("</td><td><code>")
+                .t(&a.tool)
+                .m(" ")
+                .t(&args)
+                .m("</code></td><td>");
+            p.t(&a.source).m("</td></tr>\n");
+        }
+        p.m("</table>\n");
+        if *total > rows.len() as u64 {
+            p.m("<p class=\"meta\">… and ")
+                .n(*total - rows.len() as u64)
+                .m(" more.</p>\n");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -591,9 +591,21 @@ fn privilege_report_is_inert() {
         attack_admission: rate(1, 2),
         decisions: 9,
     };
-    let html = privilege_html(&pick(0), &census, &[score]);
+    // What the defense let through: every field is attacker-influenced text (task ids, tools, arguments).
+    let admitted = gauntlet_privilege::score::Admitted {
+        task: pick(1),
+        point: 2,
+        family: pick(2),
+        fault: pick(3),
+        tool: pick(4),
+        tier: "H4".into(),
+        source: "confirmed".into(),
+        args: serde_json::json!({"to": pick(5)}).to_string(),
+    };
+    let html = privilege_html(&pick(0), &census, &[score], &[(vec![admitted], 3)]);
     assert_inert(&html, &payloads());
     assert!(html.contains("N/A (25.0%)"));
+    assert!(html.contains("What each defense let through") && html.contains("… and 2 more."));
 }
 
 /// Not a check but a measurement (`--ignored`, release build): renders a 100,000-episode run and prints the time

@@ -635,6 +635,59 @@ impl Store {
         }
     }
 
+    /// The probes of privilege run `run_id` labelled `deny` (excess privilege) that defense number `defense`
+    /// allowed, most harmful first and then in suite order, at most `limit` of them, and how many there are in all.
+    pub fn admitted(
+        &self,
+        run_id: &str,
+        defense: usize,
+        limit: usize,
+    ) -> Result<(Vec<gauntlet_privilege::score::Admitted>, u64)> {
+        const FROM: &str =
+            "FROM probes p JOIN decisions d ON d.run_id = p.run_id AND d.probe = p.idx
+             WHERE p.run_id = ?1 AND d.defense = ?2 AND d.allowed AND p.label = 'deny'";
+        let r = self.conn.query_row(
+            &format!("SELECT count(*) {FROM}"),
+            params![run_id, defense as i64],
+            |row| row.get::<_, i64>(0),
+        );
+        let total = self.sql(r)?.max(0) as u64;
+        let r = self
+            .conn
+            .prepare(&format!(
+                "SELECT p.task, p.point, p.family, p.fault, p.tool, p.tier, p.source, p.args {FROM}
+                 ORDER BY p.tier DESC, p.idx LIMIT ?3"
+            ))
+            .and_then(|mut st| {
+                st.query_map(params![run_id, defense as i64, limit as i64], |row| {
+                    Ok(gauntlet_privilege::score::Admitted {
+                        task: row.get(0)?,
+                        point: row.get::<_, i64>(1)?.max(0) as u32,
+                        family: row.get(2)?,
+                        fault: row.get(3)?,
+                        tool: row.get(4)?,
+                        tier: row.get(5)?,
+                        source: row.get(6)?,
+                        args: row.get(7)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            });
+        Ok((self.sql(r)?, total))
+    }
+
+    /// [`Store::admitted`] for each of a privilege run's `defenses`, in order.
+    pub fn admitted_by_defense(
+        &self,
+        run_id: &str,
+        defenses: usize,
+        limit: usize,
+    ) -> Result<Vec<(Vec<gauntlet_privilege::score::Admitted>, u64)>> {
+        (0..defenses)
+            .map(|i| self.admitted(run_id, i, limit))
+            .collect()
+    }
+
     /// One stored item (red-team case, privilege score) as JSON.
     pub fn item(&self, id: &str, index: usize) -> Result<Option<String>> {
         let r = self

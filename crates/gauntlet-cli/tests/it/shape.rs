@@ -15,9 +15,10 @@ const LONG_CEILING: usize = 9;
 /// to 4,110 when the progress lines moved to `gauntlet-report` (which paid for `gauntlet doctor`), and to 4,100 when
 /// the judgement of a stored run moved to `gauntlet-store`, and to 4,036 when `cases generate` moved to
 /// `gauntlet-cases` (which paid for the privilege job's `--case`, `--filter` and `--limit` and the model flags of
-/// every job), and to 4,025 when the recording of runs (create or resume, check the plan) moved to
-/// `gauntlet-store`. Getting to 2,000 means moving the commands' domain steps into the libraries too.
-const CLI_LINES_CEILING: usize = 4_025;
+/// every job), to 4,025 when the recording of runs (create or resume, check the plan) moved to
+/// `gauntlet-store`, and to 4,016 with the reading of route files (which paid for examples in every command's help).
+/// Getting to 2,000 means moving the commands' domain steps into the libraries too.
+const CLI_LINES_CEILING: usize = 4_016;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
