@@ -956,14 +956,18 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             resume,
         )
     };
+    // Before anything else can fail: what was written still parses, the episodes so far and why the run stopped.
+    if let Err(e) = &result
+        && let Some(j) = json_sink.take()
+    {
+        let _ = j.stopped(&e.to_string());
+    }
     if let Some(mut s) = store_sink {
         s.writer.commit()?;
     }
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
-            // What was written still parses: the episodes so far, and why the run stopped.
-            let _ = json_sink.map(|j| j.stopped(&format!("{e}")));
             finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
             if let Some(code) = stopped_early(&e, run_id.as_deref()) {
                 return Ok(code);
@@ -1818,14 +1822,13 @@ fn record_redteam(
     let Some(st) = store else {
         return Ok((None, Vec::new()));
     };
-    let mut extra = Vec::new();
-    if let Some(sum) = simulated {
-        extra.push((
-            "simulated_seeds",
-            gauntlet_redteam::catalog::simulated_seeds_json(vulns),
-        ));
-        extra.push(("simulator_summary", serde_json::to_value(sum)?));
-    }
+    // The simulated seeds are the store's alone: a resumed run's are never compared, whether or not it has them.
+    let seeds = simulated
+        .as_ref()
+        .map(|_| gauntlet_redteam::catalog::simulated_seeds_json(vulns));
+    let summary = simulated.as_ref().map(serde_json::to_value).transpose()?;
+    let [k_seeds, k_summary] = gauntlet_redteam::catalog::STORED_ONLY;
+    let extra = [(k_seeds, seeds), (k_summary, summary)];
     let (args, kind) = (serde_json::to_value(a)?, gauntlet_store::RunKind::Redteam);
     let (what, changed) = ("cases", "its catalogue, targets or settings");
     let plan = gauntlet_store::Plan {
@@ -2079,14 +2082,18 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         &mut sink,
         resume,
     );
+    // Before anything else can fail: what was written still parses, the cases so far and why the red team stopped.
+    if let Err(e) = &result
+        && let Some(w) = writer.take()
+    {
+        let _ = w.finish("stopped", &e.to_string());
+    }
     if let Some(mut w) = store_writer {
         w.commit()?;
     }
     let mut report = match result {
         Ok(r) => r,
         Err(e) => {
-            // What was written still parses: the cases so far, and why the red team stopped.
-            let _ = writer.map(|w| w.finish("stopped", &e.to_string()));
             finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
             return stopped_early(&e, run_id.as_deref()).ok_or_else(|| e.into());
         }
@@ -2120,16 +2127,6 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::redteam_metrics(&report));
     Ok(errored_exit(&seen.causes, "cases", a.ignore_errors).unwrap_or(gated))
-}
-
-/// A red-team run's stored header without what only the store keeps (the simulated seeds): the `--json` head.
-fn strip_stored(header: &serde_json::Value) -> serde_json::Value {
-    let mut h = header.clone();
-    if let Some(o) = h.as_object_mut() {
-        o.remove("simulated_seeds");
-        o.remove("simulator_summary");
-    }
-    h
 }
 
 fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {

@@ -1,9 +1,10 @@
 //! Commands over the run store: `runs list|show|merge|delete`, `report`, `replay`.
 
-use crate::{StoreArgs, gate_exit, load_valid, parse_gates, strip_stored};
+use crate::{StoreArgs, gate_exit, load_valid, parse_gates};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gauntlet_cases::{EpisodeRecord, PreparedCase, Summary};
+use gauntlet_redteam::catalog::json_head;
 use gauntlet_report::json::RunHeader;
 use gauntlet_store::{RunInfo, Store};
 use std::io::Write;
@@ -416,7 +417,7 @@ fn report_redteam(
     fail_on: &[String],
 ) -> Result<ExitCode> {
     let gates = parse_gates(fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
-    let head = strip_stored(&info.header);
+    let head = json_head(&info.header);
     let report: gauntlet_redteam::job::Report = match &info.summary {
         Some(s) => serde_json::from_value(s.clone())
             .with_context(|| format!("the stored report of run {}", info.id))?,
@@ -768,7 +769,7 @@ fn replay_redteam(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<Exit
         Some(&serde_json::to_value(&report)?),
     )?;
     let mut out = std::io::stdout().lock();
-    let head = strip_stored(&info.header);
+    let head = json_head(&info.header);
     let framework = info.args.get("framework").and_then(|f| f.as_str());
     gauntlet_report::print_redteam(&mut out, &head, framework, &report)?;
     writeln!(
@@ -1166,7 +1167,7 @@ fn merge_redteam(
         Some(&serde_json::to_value(&report)?),
     )?;
     let framework = args.get("framework").and_then(|f| f.as_str());
-    gauntlet_report::print_redteam(out, &strip_stored(header), framework, &report)?;
+    gauntlet_report::print_redteam(out, &json_head(header), framework, &report)?;
     Ok(id)
 }
 

@@ -331,6 +331,21 @@ mod tests {
     }
 }
 
+/// The header fields only the store keeps for a red-team run (its simulated seeds and the simulator's summary), not
+/// part of the `--json` head.
+pub const STORED_ONLY: [&str; 2] = ["simulated_seeds", "simulator_summary"];
+
+/// A red-team run's stored header without [`STORED_ONLY`]'s fields: its `--json` head.
+pub fn json_head(stored: &serde_json::Value) -> serde_json::Value {
+    let mut h = stored.clone();
+    if let Some(o) = h.as_object_mut() {
+        STORED_ONLY.iter().for_each(|k| {
+            o.remove(*k);
+        });
+    }
+    h
+}
+
 /// The simulated seeds of `vulns` as JSON, by vulnerability and sub-type: `[seed, why]` pairs, `why` the reason a
 /// seed is the catalogue's fallback (null when simulated). A red-team run stores them so that `--resume` attacks
 /// the same inputs without calling the simulator again.

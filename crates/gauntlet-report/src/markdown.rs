@@ -197,12 +197,13 @@ pub fn redteam_markdown(
     cases: &mut dyn Iterator<Item = String>,
     gates: &[Gate],
 ) -> String {
-    // The errored cases' causes, from the stored cases (JSON), one at a time.
-    let mut causes = Causes::default();
+    // The errored cases' causes, from the stored cases (JSON), one at a time; a case that cannot be read is said.
+    let (mut causes, mut unreadable) = (Causes::default(), 0u64);
     for c in cases {
-        let v: serde_json::Value = serde_json::from_str(&c).unwrap_or_default();
-        if v["outcome"] == "error" {
-            causes.add(v["error"].as_str());
+        match serde_json::from_str::<serde_json::Value>(&c) {
+            Ok(v) if v["outcome"] == "error" => causes.add(v["error"].as_str()),
+            Ok(_) => {}
+            Err(_) => unreadable += 1,
         }
     }
     let mut out = String::new();
@@ -254,6 +255,12 @@ pub fn redteam_markdown(
         }
     }
     out.push_str("\nStatus: pass ≥ 80 %, warning ≥ 50 %, else fail. Errored and unjudged cases are excluded from rates.\n");
+    if unreadable > 0 {
+        let _ = writeln!(
+            out,
+            "\n**{unreadable} stored cases could not be read**: their causes are not counted."
+        );
+    }
     causes_section(&mut out, &causes, "cases");
     gates_section(
         &mut out,

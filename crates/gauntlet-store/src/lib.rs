@@ -191,8 +191,9 @@ pub struct Plan<'a> {
     pub args: &'a Value,
     /// Its report's header: a resumed run's must be the same.
     pub header: &'a Value,
-    /// Fields a new run stores in its header beside `header` (a simulator's seeds), left out of the comparison.
-    pub extra: &'a [(&'a str, Value)],
+    /// Fields only the store keeps in a run's header beside `header` (a simulator's seeds): a new run stores those
+    /// with a value, and a resumed run's are left out of the comparison whether or not it has them.
+    pub extra: &'a [(&'a str, Option<Value>)],
     /// Results planned.
     pub total: usize,
     /// What the results are, for messages (`episodes`, `cases`, `defenses`).
@@ -452,7 +453,11 @@ impl Store {
         let Some(info) = resumed else {
             let mut header = plan.header.clone();
             if let Some(o) = header.as_object_mut() {
-                o.extend(plan.extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
+                let stored = plan
+                    .extra
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.to_string(), v.clone()?)));
+                o.extend(stored);
             }
             let id = self.create_run(plan.kind, plan.args, &header, plan.total as u64)?;
             return Ok(Recording {
@@ -676,13 +681,22 @@ impl Store {
         Ok((self.sql(r)?, total))
     }
 
-    /// [`Store::admitted`] for each of a privilege run's `defenses`, in order.
+    /// [`Store::admitted`] for each of a privilege run's `defenses`, in order; nothing for a run stored without its
+    /// probes (before schema version 2), which cannot tell.
     pub fn admitted_by_defense(
         &self,
         run_id: &str,
         defenses: usize,
         limit: usize,
     ) -> Result<Vec<(Vec<gauntlet_privilege::score::Admitted>, u64)>> {
+        let r = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM probes WHERE run_id = ?1)",
+            params![run_id],
+            |row| row.get::<_, bool>(0),
+        );
+        if !self.sql(r)? {
+            return Ok(Vec::new());
+        }
         (0..defenses)
             .map(|i| self.admitted(run_id, i, limit))
             .collect()
@@ -1147,7 +1161,10 @@ mod tests {
             serde_json::json!({"a": 1}),
             serde_json::json!({"cases": ["x"]}),
         );
-        let extra = [("simulated_seeds", serde_json::json!([1, 2]))];
+        let extra = [
+            ("simulated_seeds", Some(serde_json::json!([1, 2]))),
+            ("simulator_summary", None),
+        ];
         let plan = Plan {
             kind: RunKind::Redteam,
             args: &args,

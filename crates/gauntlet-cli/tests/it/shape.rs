@@ -16,9 +16,10 @@ const LONG_CEILING: usize = 9;
 /// the judgement of a stored run moved to `gauntlet-store`, and to 4,036 when `cases generate` moved to
 /// `gauntlet-cases` (which paid for the privilege job's `--case`, `--filter` and `--limit` and the model flags of
 /// every job), to 4,025 when the recording of runs (create or resume, check the plan) moved to
-/// `gauntlet-store`, and to 4,016 with the reading of route files (which paid for examples in every command's help).
+/// `gauntlet-store`, to 4,016 with the reading of route files (which paid for examples in every command's help), and
+/// to 4,014 when the red team's stored-only header fields moved to `gauntlet-redteam`.
 /// Getting to 2,000 means moving the commands' domain steps into the libraries too.
-const CLI_LINES_CEILING: usize = 4_016;
+const CLI_LINES_CEILING: usize = 4_014;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

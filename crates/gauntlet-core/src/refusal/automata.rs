@@ -16,24 +16,29 @@
 use regex_automata::hybrid::dfa::{self, DFA};
 use regex_automata::nfa::thompson::pikevm::PikeVM;
 use regex_automata::{Anchored, Input, PatternSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Bytes of lazy DFA states each table may keep before its cache is cleared; a table whose automaton
 /// needs more than this just to search (the union of declines needs about 2.2 MB) gets that minimum instead. At
 /// 4 MB the run job's peak was 3–4 MB higher for the same speed.
 const CACHE_CAPACITY: usize = 1 << 20;
 
-/// Ids for the cache slots, one per automaton.
-static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
+/// One table's lazy DFA cache, shared by every thread: a search holds its lock. Per-thread caches cost about 4 MB
+/// for each thread that screens, and the red team runs 16 workers or more (111 MB against 54 MB for an offline red
+/// team at 16 workers); with a lock per table, threads wait only when they search the same table at once.
+#[derive(Default)]
+struct Shared(std::sync::Mutex<Option<Box<dfa::Cache>>>);
 
-/// The cache of one automaton.
-struct Cache(Box<dfa::Cache>);
-
-/// The caches, one per automaton, shared by every thread: one search holds the lock. Per-thread caches cost about
-/// 4 MB for each thread that screens, and the red team runs 16 workers or more (111 MB against 54 MB for an
-/// offline red team at 16 workers); the lock costs the run job nothing measurable and an offline red team at 2
-/// workers about a tenth of a second per 15,000 cases.
-static CACHES: std::sync::Mutex<Vec<Option<Cache>>> = std::sync::Mutex::new(Vec::new());
+impl Shared {
+    /// Runs `search` with the cache, created from `dfa` the first time. A search that panicked leaves its cache
+    /// usable (a lazy DFA cache is only ever a cache), so a poisoned lock is taken over rather than given up on.
+    fn with<T>(&self, dfa: &DFA, search: impl FnOnce(&mut dfa::Cache) -> T) -> T {
+        let mut cache = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        search(cache.get_or_insert_with(|| Box::new(dfa.create_cache())))
+    }
+}
 
 /// A match: its span in the haystack and the index of the pattern (for a table of several).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +61,7 @@ fn dfa_config() -> dfa::Config {
 
 /// A table asked only whether it matches: one forward lazy DFA.
 pub(super) struct Matcher {
-    slot: usize,
+    cache: Shared,
     dfa: DFA,
     fallback: PikeVM,
 }
@@ -70,7 +75,7 @@ impl Matcher {
             .map_err(|e| e.to_string())?;
         let fallback = PikeVM::new_from_nfa(dfa.get_nfa().clone()).map_err(|e| e.to_string())?;
         Ok(Matcher {
-            slot: NEXT_SLOT.fetch_add(1, Ordering::Relaxed),
+            cache: Shared::default(),
             dfa,
             fallback,
         })
@@ -79,11 +84,9 @@ impl Matcher {
     /// Does the pattern match anywhere in `haystack`?
     pub(super) fn is_match(&self, haystack: &str) -> bool {
         let input = Input::new(haystack).earliest(true);
-        let searched = with_cache(
-            self.slot,
-            || Cache(Box::new(self.dfa.create_cache())),
-            |Cache(c)| self.dfa.try_search_fwd(c, &input).ok(),
-        );
+        let searched = self
+            .cache
+            .with(&self.dfa, |c| self.dfa.try_search_fwd(c, &input).ok());
         match searched {
             Some(found) => found.is_some(),
             None => self
@@ -99,7 +102,7 @@ impl Matcher {
 /// is the leftmost start). A reverse automaton would do the second step in one pass, but its cache costs as much
 /// as the forward one's (2.2 MB for the declines), and the texts screened are short.
 pub(super) struct Finder {
-    slot: usize,
+    cache: Shared,
     dfa: DFA,
     /// The patterns, for a fallback Pike VM built only if a lazy DFA search ever fails.
     patterns: Vec<String>,
@@ -114,7 +117,7 @@ impl Finder {
             .build_many(patterns)
             .map_err(|e| e.to_string())?;
         Ok(Finder {
-            slot: NEXT_SLOT.fetch_add(1, Ordering::Relaxed),
+            cache: Shared::default(),
             dfa,
             patterns: patterns.to_vec(),
             fallback: std::sync::OnceLock::new(),
@@ -130,11 +133,7 @@ impl Finder {
 
     /// Runs forward searches with the table's cache; `None` if one failed.
     fn with_dfa<T>(&self, run: impl FnOnce(&DFA, &mut dfa::Cache) -> Option<T>) -> Option<T> {
-        with_cache(
-            self.slot,
-            || Cache(Box::new(self.dfa.create_cache())),
-            |Cache(c)| run(&self.dfa, c),
-        )
+        self.cache.with(&self.dfa, |c| run(&self.dfa, c))
     }
 
     /// The leftmost-first match at or after `from`.
@@ -244,25 +243,6 @@ impl Finder {
             }
         }
     }
-}
-
-/// Runs `search` with the cache for `slot`, creating it with `create` the first time. `None` when the search
-/// failed: the caller falls back.
-fn with_cache<T>(
-    slot: usize,
-    create: impl FnOnce() -> Cache,
-    search: impl FnOnce(&mut Cache) -> Option<T>,
-) -> Option<T> {
-    // A search that panicked leaves its cache usable (a lazy DFA cache is only ever a cache), so a poisoned lock
-    // is taken over rather than given up on.
-    let mut caches = CACHES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if caches.len() <= slot {
-        caches.resize_with(slot + 1, || None);
-    }
-    let cache = caches[slot].get_or_insert_with(create);
-    search(cache)
 }
 
 #[cfg(test)]
