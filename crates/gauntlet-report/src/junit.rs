@@ -1,5 +1,5 @@
-//! JUnit XML for CI systems: one test case per case × setting × target (repetitions folded in), a violation a
-//! failure, an errored episode an error, an undetermined verdict skipped. Red-team runs: one test case per
+//! JUnit XML for CI systems: one test suite per target × setting and in it one test case per case (repetitions
+//! folded in), a violation a failure, an errored episode an error, an undetermined verdict skipped. Red-team runs: one test case per
 //! red-team case, a failing judgement a failure.
 
 use crate::json::RunHeader;
@@ -143,22 +143,49 @@ impl Group {
 }
 
 fn document(name: &str, cases: &str, counts: [u64; 4]) -> String {
-    let [tests, failures, errors, skipped] = counts;
+    document_of(name, &[(name.to_string(), cases.to_string(), counts)])
+}
+
+/// A JUnit document of several suites, each `(name, test cases, [tests, failures, errors, skipped])`; the
+/// document's counts are their sums.
+fn document_of(name: &str, suites: &[(String, String, [u64; 4])]) -> String {
+    let mut total = [0u64; 4];
+    let mut body = String::new();
+    for (suite, cases, counts) in suites {
+        total.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
+        let [tests, failures, errors, skipped] = counts;
+        let _ = write!(
+            body,
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
+            xml_escape(suite)
+        );
+    }
+    let [tests, failures, errors, skipped] = total;
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{n}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n  <testsuite name=\"{n}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n",
-        n = xml_escape(name)
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{body}</testsuites>\n",
+        xml_escape(name)
     )
 }
 
-/// The run job's JUnit XML, from its episodes in run order (repetitions of a case are adjacent in run order).
+/// The run job's JUnit XML, from its episodes in run order (repetitions of a case are adjacent in run order): one
+/// test suite per target × setting, so that a CI system shows each target's results in each setting apart.
 pub fn run_junit(
     run_id: &str,
     header: &RunHeader,
     episodes: &mut dyn Iterator<Item = EpisodeRecord>,
 ) -> String {
-    let mut cases = String::new();
-    let mut counts = [0u64; 4];
-    let mut tally = |g: &Group, cases: &mut String| {
+    // Suites in the order their first episode comes, each with its test cases and counts.
+    let mut suites: Vec<(String, String, [u64; 4])> = Vec::new();
+    let mut tally = |g: &Group| {
+        let name = format!("{} / {}", g.target, g.setting);
+        let at = match suites.iter().position(|s| s.0 == name) {
+            Some(i) => i,
+            None => {
+                suites.push((name, String::new(), [0; 4]));
+                suites.len() - 1
+            }
+        };
+        let (_, cases, counts) = &mut suites[at];
         let (f, e, s) = g.write(cases);
         counts[0] += 1;
         counts[1] += u64::from(f);
@@ -171,7 +198,7 @@ pub fn run_junit(
             Some(g) if g.same(&r) => g.add(&r),
             _ => {
                 if let Some(g) = group.take() {
-                    tally(&g, &mut cases);
+                    tally(&g);
                 }
                 let mut g = Group::new(&r);
                 g.add(&r);
@@ -180,12 +207,11 @@ pub fn run_junit(
         }
     }
     if let Some(g) = group {
-        tally(&g, &mut cases);
+        tally(&g);
     }
-    document(
+    document_of(
         &format!("gauntlet run {run_id} (defense {})", header.defense),
-        &cases,
-        counts,
+        &suites,
     )
 }
 

@@ -73,6 +73,12 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
         junit.contains("<testsuites name=") && junit.contains("tests=\"512\""),
         "{junit}"
     );
+    // One suite per target × setting.
+    assert!(
+        junit.contains("<testsuite name=\"compliant / direct\" tests=\"64\" failures=\"64\""),
+        "{}",
+        &junit[..600.min(junit.len())]
+    );
     assert!(
         junit.contains("failures=\"192\""),
         "{}",
