@@ -267,6 +267,10 @@ pub struct EpisodeRecord {
     /// ones, and sessions driven from outside whose user channel Gauntlet does not see.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivered: Option<bool>,
+    /// Wall time the episode took, in microseconds, when it was run (or stored with it). Never serialised: the
+    /// JSON document is the same bytes whatever the machine's speed.
+    #[serde(skip)]
+    pub elapsed_us: Option<u64>,
 }
 
 impl EpisodeRecord {
@@ -303,6 +307,14 @@ pub struct EpisodeSpec<'a> {
 
 /// Runs one episode to its verdict.
 pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
+    let started = std::time::Instant::now();
+    let mut record = episode(spec);
+    record.elapsed_us = u64::try_from(started.elapsed().as_micros()).ok();
+    record
+}
+
+/// [`run_episode`] but for its wall time.
+fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let pc = spec.case;
     let case = &pc.case;
     let key = format!(
@@ -330,6 +342,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         controller_tokens: 0,
         final_state: serde_json::Value::Null,
         delivered: None,
+        elapsed_us: None,
     };
     let mut gw = match pc.gateway(spec.setting, spec.defense) {
         Ok(g) => g,
@@ -646,6 +659,7 @@ impl PreparedCase {
             controller_tokens: 0,
             final_state: self.render(gateway.world()),
             delivered,
+            elapsed_us: None,
         }
     }
 }

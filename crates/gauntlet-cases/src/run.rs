@@ -641,6 +641,7 @@ fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
         controller_tokens: 0,
         final_state: serde_json::Value::Null,
         delivered: None,
+        elapsed_us: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! JUnit XML for CI systems: one test suite per target × setting and in it one test case per case (repetitions
-//! folded in), a violation a failure, an errored episode an error, an undetermined verdict skipped. Red-team runs: one test case per
+//! folded in, their wall time as `time` when the store kept it), a violation a failure, an errored episode an
+//! error, an undetermined verdict skipped. Red-team runs: one test case per
 //! red-team case, a failing judgement a failure.
 
 use crate::json::RunHeader;
@@ -35,6 +36,9 @@ struct Group {
     errored: Vec<String>,
     undetermined: u32,
     task_failed: u32,
+    /// The repetitions' wall time in microseconds (`None` once one of them has none: a run stored before it
+    /// was kept).
+    us: Option<u64>,
 }
 
 impl Group {
@@ -48,6 +52,7 @@ impl Group {
             errored: Vec::new(),
             undetermined: 0,
             task_failed: 0,
+            us: Some(0),
         }
     }
 
@@ -57,6 +62,7 @@ impl Group {
 
     fn add(&mut self, r: &EpisodeRecord) {
         self.reps += 1;
+        self.us = self.us.zip(r.elapsed_us).map(|(a, b)| a.saturating_add(b));
         if r.status != gauntlet_cases::EpisodeStatus::Ok {
             self.errored.push(format!(
                 "episode {} (rep {}): {}",
@@ -93,10 +99,11 @@ impl Group {
     fn write(&self, out: &mut String) -> (bool, bool, bool) {
         let _ = write!(
             out,
-            "    <testcase classname=\"{}\" name=\"{} / {}\">",
+            "    <testcase classname=\"{}\" name=\"{} / {}\"{}>",
             xml_escape(&self.case),
             self.setting,
-            xml_escape(&self.target)
+            xml_escape(&self.target),
+            time_attr(self.us)
         );
         let mut flags = (false, false, false);
         if !self.errored.is_empty() {
@@ -142,22 +149,33 @@ impl Group {
     }
 }
 
+/// A suite: its name, its test cases, `[tests, failures, errors, skipped]` and its wall time in microseconds.
+type Suite = (String, String, [u64; 4], Option<u64>);
+
 fn document(name: &str, cases: &str, counts: [u64; 4]) -> String {
-    document_of(name, &[(name.to_string(), cases.to_string(), counts)])
+    document_of(name, &[(name.to_string(), cases.to_string(), counts, None)])
 }
 
-/// A JUnit document of several suites, each `(name, test cases, [tests, failures, errors, skipped])`; the
-/// document's counts are their sums.
-fn document_of(name: &str, suites: &[(String, String, [u64; 4])]) -> String {
+/// ` time="S.SSS"` (seconds) for a wall time in microseconds, nothing when it is not known.
+fn time_attr(us: Option<u64>) -> String {
+    us.map_or_else(String::new, |us| {
+        format!(" time=\"{:.3}\"", us as f64 / 1e6)
+    })
+}
+
+/// A JUnit document of several suites, each `(name, test cases, [tests, failures, errors, skipped], wall time in
+/// microseconds if known)`; the document's counts are their sums.
+fn document_of(name: &str, suites: &[Suite]) -> String {
     let mut total = [0u64; 4];
     let mut body = String::new();
-    for (suite, cases, counts) in suites {
+    for (suite, cases, counts, us) in suites {
         total.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
         let [tests, failures, errors, skipped] = counts;
         let _ = write!(
             body,
-            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n",
-            xml_escape(suite)
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\"{}>\n{cases}  </testsuite>\n",
+            xml_escape(suite),
+            time_attr(*us)
         );
     }
     let [tests, failures, errors, skipped] = total;
@@ -175,17 +193,18 @@ pub fn run_junit(
     episodes: &mut dyn Iterator<Item = EpisodeRecord>,
 ) -> String {
     // Suites in the order their first episode comes, each with its test cases and counts.
-    let mut suites: Vec<(String, String, [u64; 4])> = Vec::new();
+    let mut suites: Vec<Suite> = Vec::new();
     let mut tally = |g: &Group| {
         let name = format!("{} / {}", g.target, g.setting);
         let at = match suites.iter().position(|s| s.0 == name) {
             Some(i) => i,
             None => {
-                suites.push((name, String::new(), [0; 4]));
+                suites.push((name, String::new(), [0; 4], Some(0)));
                 suites.len() - 1
             }
         };
-        let (_, cases, counts) = &mut suites[at];
+        let (_, cases, counts, us) = &mut suites[at];
+        *us = us.zip(g.us).map(|(a, b)| a.saturating_add(b));
         let (f, e, s) = g.write(cases);
         counts[0] += 1;
         counts[1] += u64::from(f);

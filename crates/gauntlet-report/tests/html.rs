@@ -208,6 +208,7 @@ fn episode(index: usize) -> EpisodeRecord {
         controller_tokens: 0,
         final_state: json!({"mail": {"inbox": [pick(i + 14)]}}),
         delivered: Some(true),
+        elapsed_us: None,
     }
 }
 

@@ -11,7 +11,9 @@
 //! - `ledger`: each model pool's counters for the whole run so far, saved with every batch of results and at
 //!   the end (a resumed run carries them on);
 //! - `probes` and `decisions` (version 2): a privilege run's probes with their labels, and every defense's
-//!   decision on each.
+//!   decision on each;
+//! - `episodes.us` (version 3): each episode's wall time in microseconds (never in the record: its JSON is the
+//!   same bytes whatever the machine's speed), for the JUnit report's `time`.
 //!
 //! Secrets never reach the store: arguments are stored as the CLI parsed them, and API keys only ever come from
 //! the environment.
@@ -23,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Where runs are stored unless `--store` says otherwise.
 pub const DEFAULT_PATH: &str = ".gauntlet/gauntlet.db";
@@ -111,6 +113,7 @@ CREATE TABLE decisions (
     PRIMARY KEY (run_id, defense, probe)
 ) WITHOUT ROWID;
 ",
+    "ALTER TABLE episodes ADD COLUMN us INTEGER;",
 ];
 
 /// What went wrong with the store.
@@ -744,8 +747,10 @@ impl Store {
         id: &str,
         mut f: impl FnMut(EpisodeRecord) -> std::result::Result<(), StoreError>,
     ) -> Result<()> {
-        self.for_each_raw("episodes", id, |idx, s| {
-            let r = serde_json::from_str(s).map_err(|e| self.corrupt(id, idx, e))?;
+        self.for_each_raw("episodes", id, |idx, s, us| {
+            let mut r: EpisodeRecord =
+                serde_json::from_str(s).map_err(|e| self.corrupt(id, idx, e))?;
+            r.elapsed_us = us.and_then(|us| u64::try_from(us).ok());
             f(r)
         })
     }
@@ -756,17 +761,19 @@ impl Store {
         id: &str,
         mut f: impl FnMut(i64, &str) -> std::result::Result<(), StoreError>,
     ) -> Result<()> {
-        self.for_each_raw("items", id, |idx, s| f(idx, s))
+        self.for_each_raw("items", id, |idx, s, _| f(idx, s))
     }
 
+    /// Calls `f` with each row's index, record and (for episodes) wall time in microseconds.
     fn for_each_raw(
         &self,
         table: &str,
         id: &str,
-        mut f: impl FnMut(i64, &str) -> std::result::Result<(), StoreError>,
+        mut f: impl FnMut(i64, &str, Option<i64>) -> std::result::Result<(), StoreError>,
     ) -> Result<()> {
+        let us = if table == "episodes" { "us" } else { "NULL" };
         let r = self.conn.prepare(&format!(
-            "SELECT idx, record FROM {table} WHERE run_id = ?1 ORDER BY idx"
+            "SELECT idx, record, {us} FROM {table} WHERE run_id = ?1 ORDER BY idx"
         ));
         let mut st = self.sql(r)?;
         let r = st.query(params![id]);
@@ -776,7 +783,8 @@ impl Store {
             let Some(row) = self.sql(r)? else { break };
             let idx: i64 = self.sql(row.get(0))?;
             let s: String = self.sql(row.get(1))?;
-            f(idx, &s)?;
+            let us: Option<i64> = self.sql(row.get(2))?;
+            f(idx, &s, us)?;
         }
         Ok(())
     }
@@ -981,8 +989,8 @@ impl<'a> Writer<'a> {
         let res = conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO episodes
-                 (run_id, idx, case_id, setting, target, rep, status, outcome, level, task_success, error, record)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 (run_id, idx, case_id, setting, target, rep, status, outcome, level, task_success, error, record, us)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )
             .and_then(|mut st| {
                 st.execute(params![
@@ -997,7 +1005,8 @@ impl<'a> Writer<'a> {
                     r.verdict.level.as_ref().map(label),
                     r.task_success,
                     r.error,
-                    record
+                    record,
+                    r.elapsed_us.and_then(|us| i64::try_from(us).ok())
                 ])
             })
             .and_then(|_| {

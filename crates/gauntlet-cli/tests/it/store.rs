@@ -73,6 +73,17 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
         junit.contains("<testsuites name=") && junit.contains("tests=\"512\""),
         "{junit}"
     );
+    // Each test case's time is its episodes' wall time, kept in the store beside the record.
+    let time = junit
+        .split(" time=\"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .and_then(|t| t.parse::<f64>().ok());
+    assert!(
+        time.is_some_and(|t| t >= 0.0),
+        "{}",
+        &junit[..600.min(junit.len())]
+    );
     // One suite per target × setting.
     assert!(
         junit.contains("<testsuite name=\"compliant / direct\" tests=\"64\" failures=\"64\""),
@@ -672,6 +683,20 @@ fn snapshot(name: &str, got: &str) {
     );
 }
 
+/// `text` with every JUnit ` time="…"` attribute's value replaced by `T`.
+fn without_times(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" time=\"") {
+        let (head, tail) = rest.split_at(at + " time=\"".len());
+        out.push_str(head);
+        out.push('T');
+        rest = tail.find('"').map_or("", |end| &tail[end..]);
+    }
+    out.push_str(rest);
+    out
+}
+
 #[test]
 fn every_report_format_of_every_job_matches_its_snapshot() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -732,8 +757,8 @@ fn every_report_format_of_every_job_matches_its_snapshot() {
             ("junit", "xml"),
             ("md", "md"),
         ] {
-            // Run ids carry the time: the snapshots name them RUN_ID.
-            let got = report(&store, &id, format).replace(&id, "RUN_ID");
+            // Run ids carry the time, and JUnit the wall time of episodes: the snapshots name them RUN_ID and T.
+            let got = without_times(&report(&store, &id, format).replace(&id, "RUN_ID"));
             snapshot(&format!("{job}.{ext}"), &got);
         }
     }
