@@ -279,6 +279,7 @@ fn heatmap(
     rows: &[&str],
     cols: &[&str],
     cells: &HashMap<(&str, &str), &Rate>,
+    links: Option<&HashMap<(&str, &str), usize>>,
 ) {
     if rows.is_empty() || cols.is_empty() {
         p.m("<p class=\"x\">No data.</p>\n");
@@ -306,11 +307,17 @@ fn heatmap(
                 }
             }
             p.m("\">");
+            // A cell whose episodes are shown below links to their list.
+            let link = links.and_then(|l| l.get(&(*r, *c)));
+            if let Some(n) = link {
+                p.m("<a href=\"#ts-").n(*n as u64).m("\">");
+            }
             match rate.value {
                 Some(v) => p.pct(v),
                 None => p.m("–"),
             };
-            p.m("<small>").n(rate.k).m("/").n(rate.n).m("</small></td>");
+            p.m("<small>").n(rate.k).m("/").n(rate.n).m("</small>");
+            p.m(if link.is_some() { "</a></td>" } else { "</td>" });
         }
         p.m("</tr>\n");
     }
@@ -335,7 +342,7 @@ fn slice_heatmap(p: &mut Page, corner: &str, cells: &[gauntlet_cases::run::Slice
         .iter()
         .map(|c| ((c.row.as_str(), c.col.as_str()), &c.asr))
         .collect();
-    heatmap(p, corner, &rows, &cols, &map);
+    heatmap(p, corner, &rows, &cols, &map, None);
 }
 
 /// The name serde gives a value (the one the JSON report uses), e.g. `verifier-fired`.
@@ -799,7 +806,9 @@ fn episode(p: &mut Page, r: &EpisodeRecord) {
             Outcome::Undetermined => ("b-undetermined", "undetermined"),
         }
     };
-    p.m("<details class=\"ep\"><summary><span class=\"b ")
+    p.m("<details class=\"ep\" id=\"ep-")
+        .n(r.index as u64)
+        .m("\"><summary><span class=\"b ")
         .m(badge)
         .m("\">")
         .m(label)
@@ -919,6 +928,61 @@ fn kv_table(p: &mut Page, rows: &[(&'static str, String)]) {
     p.m("</table>\n");
 }
 
+/// The episodes shown in detail, by (target, setting) in the order the cells first come: their indices, the
+/// violated and errored ones first.
+type ShownByCell = Vec<((String, String), Vec<(u8, usize)>)>;
+
+fn shown_by_cell(kept: &[(u8, EpisodeRecord)]) -> ShownByCell {
+    let mut cells: ShownByCell = Vec::new();
+    for (g, r) in kept {
+        let key = (r.target.clone(), r.setting.as_str().to_string());
+        match cells.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push((*g, r.index)),
+            None => cells.push((key, vec![(*g, r.index)])),
+        }
+    }
+    for (_, list) in &mut cells {
+        list.sort_unstable();
+    }
+    cells
+}
+
+/// Links to the episodes shown in detail, per target × setting (the heatmap's cells lead here).
+fn shown_table(p: &mut Page, shown: &ShownByCell) {
+    const LINKS: usize = 40;
+    if shown.is_empty() {
+        return;
+    }
+    p.m("<h2>Episodes by target × setting</h2>\n<p class=\"meta\">The episodes shown in detail below, \
+         errored and violated first; a heatmap cell above leads to its row.</p>\n<table><tr><th>target</th>\
+         <th>setting</th><th>episodes</th></tr>\n");
+    let badge = ["b-errored", "b-violated", "b-undetermined", "b-held"];
+    for (n, ((target, setting), list)) in shown.iter().enumerate() {
+        p.m("<tr id=\"ts-")
+            .n(n as u64)
+            .m("\"><td>")
+            .t(target)
+            .m("</td><td>")
+            .t(setting);
+        p.m("</td><td>");
+        for (g, i) in list.iter().take(LINKS) {
+            let b = badge.get(usize::from(*g)).copied().unwrap_or("b-held");
+            p.m("<a class=\"b ")
+                .m(b)
+                .m("\" href=\"#ep-")
+                .n(*i as u64)
+                .m("\">#")
+                .n(*i as u64)
+                .m("</a> ");
+        }
+        if list.len() > LINKS {
+            p.m("… and ").n((list.len() - LINKS) as u64).m(" more");
+        }
+        p.m("</td></tr>\n");
+    }
+    p.m("</table>\n");
+}
+
 /// The run job's report.
 pub fn run_html(
     run_id: &str,
@@ -928,6 +992,9 @@ pub fn run_html(
     opts: &HtmlOptions,
 ) -> String {
     let mut p = Page::new(&format!("Gauntlet run {run_id}"));
+    // The episodes shown in detail are chosen first, so that the heatmap's cells can link to theirs.
+    let (kept, counts) = select(episodes, opts.max_detail, |r| (episode_group(r), r.index));
+    let shown = shown_by_cell(&kept);
     let settings: Vec<&str> = header.config.settings.iter().map(|s| s.as_str()).collect();
     kv_table(
         &mut p,
@@ -967,7 +1034,19 @@ pub fn run_html(
         .iter()
         .map(|r| ((r.target.as_str(), r.setting.as_str()), &r.asr))
         .collect();
-    heatmap(&mut p, "target \\ setting", &targets, &cols, &map);
+    let links: HashMap<(&str, &str), usize> = shown
+        .iter()
+        .enumerate()
+        .map(|(n, ((t, st), _))| ((t.as_str(), st.as_str()), n))
+        .collect();
+    heatmap(
+        &mut p,
+        "target \\ setting",
+        &targets,
+        &cols,
+        &map,
+        Some(&links),
+    );
     slices(
         &mut p,
         "all targets",
@@ -1095,7 +1174,7 @@ pub fn run_html(
         p.m("</table>\n");
     }
 
-    let (kept, counts) = select(episodes, opts.max_detail, |r| (episode_group(r), r.index));
+    shown_table(&mut p, &shown);
     drill_down(
         &mut p,
         run_id,

@@ -361,11 +361,10 @@ fn redteam_report() -> String {
 const ALLOWED_ELEMENTS: &[&str] = &[
     "html", "head", "body", "meta", "title", "style", "h1", "h2", "h3", "p", "table", "tbody",
     "tr", "th", "td", "details", "summary", "div", "span", "pre", "code", "mark", "b", "small",
-    "footer",
+    "footer", "a",
 ];
 const FORBIDDEN_ELEMENTS: &[&str] = &[
-    "script", "iframe", "svg", "img", "a", "math", "object", "embed", "form", "base", "link",
-    "textarea",
+    "script", "iframe", "svg", "img", "math", "object", "embed", "form", "base", "link", "textarea",
 ];
 const ALLOWED_ATTRIBUTES: &[&str] = &[
     "class",
@@ -376,7 +375,16 @@ const ALLOWED_ATTRIBUTES: &[&str] = &[
     "content",
     "name",
     "id",
+    "href",
 ];
+
+/// The only links a report has: to its own episodes (`#ep-N`) and cells (`#ts-N`).
+fn in_page_link(href: &str) -> bool {
+    let rest = href
+        .strip_prefix("#ep-")
+        .or_else(|| href.strip_prefix("#ts-"));
+    rest.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
 
 struct Dom {
     elements: Vec<String>,
@@ -465,6 +473,10 @@ fn assert_inert(html: &str, must_show: &[String]) {
         assert!(
             ALLOWED_ATTRIBUTES.contains(&name.as_str()),
             "unexpected attribute {name}={value}"
+        );
+        assert!(
+            name != "href" || in_page_link(value),
+            "a link out of the report: {name}={value}"
         );
     }
     // The only style sheet is the report's own.
@@ -562,6 +574,16 @@ fn drill_down_prefers_errored_then_violated_and_counts_the_rest() {
         })
         .collect();
     assert_eq!(order, vec![7, 5, 8]);
+    // Every in-page link leads somewhere: the rows of shown episodes by cell, and the episodes themselves.
+    let links: Vec<&str> = html
+        .split("href=\"#")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(links.iter().any(|l| l.starts_with("ep-")), "{links:?}");
+    for l in &links {
+        assert!(html.contains(&format!("id=\"{l}\"")), "#{l} leads nowhere");
+    }
     assert!(html.contains("Shown in detail: 3 of 10 episodes"));
     assert!(html.contains("gauntlet report run-1 --format jsonl"));
 }
