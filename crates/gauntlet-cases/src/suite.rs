@@ -292,6 +292,36 @@ pub fn sample<T>(items: Vec<T>, n: usize, seed: u64) -> Vec<T> {
     keep.into_iter().filter_map(|i| all[i].take()).collect()
 }
 
+/// The `cases list` table: a header, one line per case (id, environment, risk group, attack family, title), each
+/// column as wide as its widest entry, and the count.
+pub fn list_table(cases: &[Case]) -> String {
+    let header = ["ID", "ENV", "RISK", "ATTACK", "TITLE"];
+    let rows: Vec<[&str; 5]> = std::iter::once(header)
+        .chain(cases.iter().map(|c| {
+            let t = &c.taxonomy;
+            [
+                c.id.as_str(),
+                t.env.as_str(),
+                t.risk_group.as_str(),
+                t.attack_family.as_str(),
+                c.title.as_str(),
+            ]
+        }))
+        .collect();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let widths = [width(0), width(1), width(2), width(3)];
+    let mut out = String::new();
+    for r in &rows {
+        for (cell, w) in r.iter().zip(widths) {
+            out.push_str(&format!("{cell:<w$}  "));
+        }
+        out.push_str(r[4]);
+        out.push('\n');
+    }
+    out.push_str(&format!("{} cases\n", cases.len()));
+    out
+}
+
 /// Whether `text` matches `pattern`, where `*` matches any run of characters and `?` any one.
 pub fn wildcard(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
@@ -319,6 +349,27 @@ pub fn wildcard(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod choice_tests {
     use super::*;
+
+    #[test]
+    fn the_case_list_has_a_header_and_aligned_columns() {
+        let all = load(&Source::Paths(vec![PathBuf::from("builtin")]));
+        let table = list_table(&all.cases);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(
+            lines[0].starts_with("ID ") && lines[0].contains(" TITLE"),
+            "{}",
+            lines[0]
+        );
+        assert_eq!(
+            lines.last().copied(),
+            Some(format!("{} cases", all.cases.len()).as_str())
+        );
+        // Every row's title starts where the header's does.
+        let at = lines[0].find("TITLE").unwrap_or(0);
+        for (line, c) in lines[1..lines.len() - 1].iter().zip(&all.cases) {
+            assert_eq!(line.get(at..), Some(c.title.as_str()), "{line}");
+        }
+    }
 
     #[test]
     fn builtin_names_the_embedded_suite_and_builtin_service_one_service() {

@@ -1173,16 +1173,7 @@ fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
         CasesCommand::List(s) => {
             let loaded = gauntlet_cases::load(&source(&s.suites));
             print_diagnostics(&loaded);
-            let mut out = std::io::stdout().lock();
-            for c in &loaded.cases {
-                let t = &c.taxonomy;
-                writeln!(
-                    out,
-                    "{:<44} {:<8} {:<22} {:<26} {}",
-                    c.id, t.env, t.risk_group, t.attack_family, c.title
-                )?;
-            }
-            writeln!(out, "{} cases", loaded.cases.len())?;
+            print!("{}", gauntlet_cases::suite::list_table(&loaded.cases));
             Ok(if loaded.diagnostics.is_empty() {
                 ExitCode::SUCCESS
             } else {
