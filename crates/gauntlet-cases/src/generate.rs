@@ -120,10 +120,11 @@ pub fn generate(
             }
         };
         for v in variants {
-            let draft = v
-                .number
-                .checked_sub(authored.saturating_add(1))
-                .map(|i| drafts.get(i));
+            // A variant numbered after the file's own was drafted by the model: its values, as JSON.
+            let draft = v.number.checked_sub(authored.saturating_add(1)).map(|i| {
+                let values = drafts.get(i).and_then(|d| serde_json::to_string(d).ok());
+                values.unwrap_or_default()
+            });
             write_variant(dir, &file, v, draft, &mut written_ids, &mut tally, out)?;
         }
     }
@@ -131,12 +132,12 @@ pub fn generate(
 }
 
 /// Writes one variant's case (or says why not) and counts it. `draft`: for a variant the model drafted, the values
-/// it drafted.
+/// it drafted, as JSON.
 fn write_variant(
     dir: &Path,
     file: &str,
     v: template::Variant,
-    draft: Option<Option<&BTreeMap<String, String>>>,
+    draft: Option<String>,
     written_ids: &mut BTreeSet<String>,
     tally: &mut Tally,
     out: &mut dyn Write,
@@ -164,11 +165,8 @@ fn write_variant(
                 failure(out, &what, &[])?;
                 return Ok(());
             }
-            if let Some(values) = draft {
+            if let Some(values) = &draft {
                 // The values, to copy into the template's `vary` if the case is worth keeping.
-                let values = values
-                    .and_then(|d| serde_json::to_string(d).ok())
-                    .unwrap_or_default();
                 writeln!(
                     out,
                     "draft {id}: variant {} drafted by the model: {values}",

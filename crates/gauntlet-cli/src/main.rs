@@ -714,20 +714,7 @@ fn record_run(
         return Ok((None, Vec::new()));
     };
     let (args, header) = (serde_json::to_value(a)?, serde_json::to_value(header)?);
-    let (kind, what, changed) = (
-        gauntlet_store::RunKind::Run,
-        "episodes",
-        "its cases, targets or settings",
-    );
-    let plan = gauntlet_store::Plan {
-        kind,
-        args: &args,
-        header: &header,
-        extra: &[],
-        total,
-        what,
-        changed,
-    };
+    let plan = gauntlet_store::Plan::new(gauntlet_store::RunKind::Run, &args, &header, total);
     let rec = st.record(&plan, resumed)?;
     if resumed.is_some() && !a.quiet {
         eprintln!(
@@ -1343,8 +1330,11 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
             .with_context(|| format!("--resume: the stored suites of run {id}"))?;
         defenses = serde_json::from_value(info.args["defense"].clone())
             .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
-        if a.select.limit.is_some() || !a.select.cases.is_empty() || !a.select.filters.is_empty() {
-            bail!("--resume: the run keeps the --case, --filter and --limit it started with");
+        let s = &a.select;
+        if s.limit.is_some() || !s.cases.is_empty() || !s.filters.is_empty() || a.seed != 0 {
+            bail!(
+                "--resume: the run keeps the --case, --filter, --limit and --seed it started with; leave them out"
+            );
         }
         // Runs stored before --case/--filter/--limit took every case.
         if !info.args["select"].is_null() {
@@ -1373,17 +1363,8 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     let recorded = match &store {
         Some(st) => {
             let args = serde_json::json!({"suites": suites, "defense": defenses, "config": config_path, "select": select, "seed": seed});
-            let (kind, total) = (gauntlet_store::RunKind::Privilege, defenses.len());
-            let (what, changed) = ("probes", "its suites");
-            let plan = gauntlet_store::Plan {
-                kind,
-                args: &args,
-                header: &header,
-                extra: &[],
-                total,
-                what,
-                changed,
-            };
+            let kind = gauntlet_store::RunKind::Privilege;
+            let plan = gauntlet_store::Plan::new(kind, &args, &header, defenses.len());
             let rec = st.record(&plan, resumed.as_ref())?;
             st.record_probes(&rec.id, &suite)?;
             Some((st, rec.id))
@@ -1821,15 +1802,9 @@ fn record_redteam(
     let [k_seeds, k_summary] = gauntlet_redteam::catalog::STORED_ONLY;
     let extra = [(k_seeds, seeds), (k_summary, summary)];
     let (args, kind) = (serde_json::to_value(a)?, gauntlet_store::RunKind::Redteam);
-    let (what, changed) = ("cases", "its catalogue, targets or settings");
     let plan = gauntlet_store::Plan {
-        kind,
-        args: &args,
-        header: head,
         extra: &extra,
-        total,
-        what,
-        changed,
+        ..gauntlet_store::Plan::new(kind, &args, head, total)
     };
     let rec = st.record(&plan, resumed)?;
     if resumed.is_some() {

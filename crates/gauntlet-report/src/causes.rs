@@ -47,15 +47,13 @@ impl Causes {
     /// more causes there were. Control characters are shown escaped: the causes come from agents, providers and
     /// defenses, and must not drive the terminal.
     pub fn lines(&self, max: usize) -> Vec<String> {
-        let mut by_count: Vec<(&String, &u64)> = self.counts.iter().collect();
-        by_count.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
-        let mut out: Vec<String> = by_count
+        let (listed, more) = self.most_frequent(max);
+        let mut out: Vec<String> = listed
             .iter()
-            .take(max)
             .map(|(cause, n)| format!("{n:>6} × {}", cause.escape_debug()))
             .collect();
-        if by_count.len() > max {
-            out.push(format!("       … and {} more causes", by_count.len() - max));
+        if more > 0 {
+            out.push(format!("       … and {more} more causes"));
         }
         out
     }

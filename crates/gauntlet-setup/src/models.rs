@@ -69,7 +69,7 @@ impl Models {
             // `from_secs_f64` panics on a negative, infinite or vast number: a week is the longest a request waits.
             if !(t > 0.0 && t <= 604_800.0) {
                 return Err(SetupError::Limit(format!(
-                    "timeout {t}: must be a number of seconds above 0 and at most 604800 (a week)"
+                    "timeout {t}: must be a number of seconds above 0 and at most 604800, a week (--timeout, or pool.timeout_secs in --config)"
                 )));
             }
             pool_cfg.timeout = std::time::Duration::from_secs_f64(t);
@@ -80,7 +80,7 @@ impl Models {
         pool_cfg.budget = limits.budget.or(p.budget_usd);
         if let Some(b) = pool_cfg.budget.filter(|b| !(*b > 0.0 && b.is_finite())) {
             return Err(SetupError::Limit(format!(
-                "budget {b}: must be a positive number of USD"
+                "budget {b}: must be a positive number of USD (--budget, or pool.budget_usd in --config)"
             )));
         }
         if let Some((role, _)) = p.max_tokens.iter().find(|(_, n)| **n == 0) {

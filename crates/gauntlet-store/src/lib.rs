@@ -160,7 +160,8 @@ pub enum StoreError {
     },
     /// A resumed run whose plan is no longer what the job would run now.
     #[error(
-        "--resume: run {run} no longer plans the same {what}: {changed} changed since it started"
+        "--resume: run {run} no longer plans the same {what}: {changed} changed since it started; run it anew \
+         without --resume, or put back what changed"
     )]
     PlanChanged {
         /// The run.
@@ -199,10 +200,19 @@ pub struct Plan<'a> {
     pub extra: &'a [(&'a str, Option<Value>)],
     /// Results planned.
     pub total: usize,
-    /// What the results are, for messages (`episodes`, `cases`, `defenses`).
-    pub what: &'a str,
-    /// What could have changed when a resumed run's plan differs (`its cases, targets or settings`).
-    pub changed: &'a str,
+}
+
+impl<'a> Plan<'a> {
+    /// A plan of `total` results with no store-only header fields.
+    pub fn new(kind: RunKind, args: &'a Value, header: &'a Value, total: usize) -> Plan<'a> {
+        Plan {
+            kind,
+            args,
+            header,
+            extra: &[],
+            total,
+        }
+    }
 }
 
 /// A run being recorded: its id, and which of its results an earlier attempt already stored.
@@ -264,6 +274,19 @@ pub enum RunKind {
 }
 
 impl RunKind {
+    /// What a run of this kind plans, and what can change its plan (for [`StoreError::PlanChanged`]).
+    fn plans(self) -> (&'static str, &'static str) {
+        match self {
+            RunKind::Run | RunKind::Replay | RunKind::Gateway => {
+                ("episodes", "its cases, targets or settings")
+            }
+            RunKind::Redteam | RunKind::RedteamReplay => {
+                ("cases", "its catalogue, targets or settings")
+            }
+            RunKind::Privilege => ("probes", "its suites"),
+        }
+    }
+
     /// The stored name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -475,10 +498,11 @@ impl Store {
             }
         }
         if stored != *plan.header || info.total != plan.total as u64 {
+            let (what, changed) = plan.kind.plans();
             return Err(StoreError::PlanChanged {
                 run: info.id.clone(),
-                what: plan.what.into(),
-                changed: plan.changed.into(),
+                what: what.into(),
+                changed: changed.into(),
             });
         }
         self.reopen_run(&info.id)?;
@@ -1175,13 +1199,8 @@ mod tests {
             ("simulator_summary", None),
         ];
         let plan = Plan {
-            kind: RunKind::Redteam,
-            args: &args,
-            header: &header,
             extra: &extra,
-            total: 3,
-            what: "cases",
-            changed: "its catalogue",
+            ..Plan::new(RunKind::Redteam, &args, &header, 3)
         };
         let new = s.record(&plan, None).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(new.done, vec![false; 3]);
@@ -1202,7 +1221,7 @@ mod tests {
         let e = s.record(&changed, Some(&info)).err().map(|e| e.to_string());
         assert_eq!(
             e.as_deref(),
-            Some(format!("--resume: run {} no longer plans the same cases: its catalogue changed since it started", new.id).as_str())
+            Some(format!("--resume: run {} no longer plans the same cases: its catalogue, targets or settings changed since it started; run it anew without --resume, or put back what changed", new.id).as_str())
         );
         let fewer = Plan { total: 2, ..plan };
         assert!(s.record(&fewer, Some(&info)).is_err());

@@ -221,7 +221,9 @@ fn every_job_takes_the_model_flags() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("budget 0: must be a positive number of USD"),
+        stderr(&o).contains(
+            "budget 0: must be a positive number of USD (--budget, or pool.budget_usd in --config)"
+        ),
         "{}",
         stderr(&o)
     );
@@ -234,7 +236,12 @@ fn every_job_takes_the_model_flags() {
         "--no-store",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("timeout 0: must be"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("timeout 0: must be")
+            && stderr(&o).contains("(--timeout, or pool.timeout_secs in --config)"),
+        "{}",
+        stderr(&o)
+    );
     let o = gauntlet(&[
         "privilege",
         "-q",

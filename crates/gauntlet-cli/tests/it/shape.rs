@@ -17,10 +17,10 @@ const LONG_CEILING: usize = 9;
 /// `gauntlet-cases` (which paid for the privilege job's `--case`, `--filter` and `--limit` and the model flags of
 /// every job), to 4,025 when the recording of runs (create or resume, check the plan) moved to
 /// `gauntlet-store`, to 4,016 with the reading of route files (which paid for examples in every command's help), and
-/// to 4,014 when the red team's stored-only header fields moved to `gauntlet-redteam`, and to 4,005 when the case
-/// list's table moved to `gauntlet-cases`.
+/// to 4,014 when the red team's stored-only header fields moved to `gauntlet-redteam`, to 4,005 when the case list's
+/// table moved to `gauntlet-cases`, and to 3,980 when a run's plan messages moved to `gauntlet-store`.
 /// Getting to 2,000 means moving the commands' domain steps into the libraries too.
-const CLI_LINES_CEILING: usize = 4_005;
+const CLI_LINES_CEILING: usize = 3_980;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -437,6 +437,24 @@ fn a_privilege_run_that_failed_resumes_without_rescoring_what_it_kept() {
     let example = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples/defenses/policy.yaml");
     std::fs::copy(example, &policy).unwrap_or_else(|e| panic!("{e}"));
+    // A resumed run keeps its own choice of cases: a new one is refused, not silently ignored.
+    let o = gauntlet(&[
+        "privilege",
+        "--resume",
+        &id,
+        "--store",
+        &store,
+        "--seed",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "keeps the --case, --filter, --limit and --seed it started with; leave them out"
+        ),
+        "{}",
+        stderr(&o)
+    );
     let o = gauntlet(&[
         "privilege",
         "--resume",
