@@ -464,7 +464,7 @@ pub type Resume<'a> = gauntlet_core::order::Resume<'a, EpisodeRecord>;
 /// come from a run of the same cases, targets and config, in index order.
 pub struct Summarizer<'a> {
     agg: Aggregator<'a>,
-    jobs: Vec<Job>,
+    plan: Plan,
     settings: Vec<Setting>,
     repeat: u32,
 }
@@ -477,7 +477,7 @@ impl<'a> Summarizer<'a> {
         config: &RunConfig,
     ) -> Summarizer<'a> {
         Summarizer {
-            jobs: plan(cases, targets.len(), config),
+            plan: Plan::new(cases, targets.len(), config),
             agg: Aggregator::new(cases, targets),
             settings: config.settings.clone(),
             repeat: config.repeat,
@@ -486,9 +486,9 @@ impl<'a> Summarizer<'a> {
 
     /// Adds one episode; `false` when its index is not in the plan (it is then ignored).
     pub fn add(&mut self, r: &EpisodeRecord) -> bool {
-        match self.jobs.get(r.index) {
+        match self.plan.get(r.index) {
             Some(job) => {
-                self.agg.add(*job, r);
+                self.agg.add(job, r);
                 true
             }
             None => false,
@@ -501,9 +501,9 @@ impl<'a> Summarizer<'a> {
     }
 }
 
-/// Plans the run: the episodes, in run order, as (case, setting, target, rep) indices.
+/// The number of episodes the run plans.
 pub fn plan_len(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> usize {
-    plan(cases, targets, config).len()
+    Plan::new(cases, targets, config).len()
 }
 
 /// What each planned episode is, in run order: (case index, setting, target index, repetition).
@@ -512,45 +512,89 @@ pub fn plan_entries(
     targets: usize,
     config: &RunConfig,
 ) -> Vec<(usize, Setting, usize, u32)> {
-    plan(cases, targets, config)
-        .into_iter()
+    let plan = Plan::new(cases, targets, config);
+    (0..plan.len())
+        .map(|i| plan.job(i))
         .map(|j| (j.case, j.setting, j.target, j.rep))
         .collect()
 }
 
-fn plan(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> Vec<Job> {
-    let jobs = whole_plan(cases, targets, config);
-    match config.shard {
-        Some(sh) => jobs
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| sh.holds(*i))
-            .map(|(_, j)| j)
-            .collect(),
-        None => jobs,
-    }
+/// The run's episodes in run order, worked out from an episode's index rather than listed: every (case, setting)
+/// pair that applies holds `targets × repeat` consecutive episodes, so a run of 100,000 episodes keeps a few hundred
+/// pairs instead of 100,000 jobs (about 3 MB at its peak, `bench/run.sh`).
+struct Plan {
+    /// The (case, setting) pairs that apply, in run order.
+    blocks: Vec<(usize, Setting)>,
+    targets: usize,
+    repeat: u32,
+    shard: Option<gauntlet_core::order::Shard>,
 }
 
-fn whole_plan(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> Vec<Job> {
-    let mut jobs = Vec::new();
-    for (ci, pc) in cases.iter().enumerate() {
-        for &setting in &config.settings {
-            if !pc.applies(setting) {
-                continue;
-            }
-            for ti in 0..targets {
-                for rep in 0..config.repeat {
-                    jobs.push(Job {
-                        case: ci,
-                        setting,
-                        target: ti,
-                        rep,
-                    });
-                }
-            }
+impl Plan {
+    fn new(cases: &[PreparedCase], targets: usize, config: &RunConfig) -> Plan {
+        let blocks = cases
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, pc)| {
+                config
+                    .settings
+                    .iter()
+                    .filter(|s| pc.applies(**s))
+                    .map(move |&s| (ci, s))
+            })
+            .collect();
+        Plan {
+            blocks,
+            targets,
+            repeat: config.repeat,
+            shard: config.shard,
         }
     }
-    jobs
+
+    /// Episodes per (case, setting) pair.
+    fn per_block(&self) -> usize {
+        self.targets * self.repeat as usize
+    }
+
+    /// Episodes in the whole plan, before sharding.
+    fn whole_len(&self) -> usize {
+        self.blocks.len() * self.per_block()
+    }
+
+    /// Episodes in this shard's plan.
+    fn len(&self) -> usize {
+        let whole = self.whole_len();
+        match self.shard {
+            // The whole plan's indices `index`, `index + of`, … below `whole`.
+            Some(sh) if whole > sh.index => (whole - sh.index - 1) / sh.of + 1,
+            Some(_) => 0,
+            None => whole,
+        }
+    }
+
+    /// The `i`-th episode of this shard's plan, `i < len()` (the pool hands out `0..len()`; past the end, the
+    /// blocks are indexed out of bounds as a list of jobs would be).
+    fn job(&self, i: usize) -> Job {
+        let global = match self.shard {
+            Some(sh) => i * sh.of + sh.index,
+            None => i,
+        };
+        let per_block = self.per_block();
+        let (case, setting) = self.blocks[global / per_block];
+        let within = global % per_block;
+        let repeat = self.repeat as usize;
+        Job {
+            case,
+            setting,
+            target: within / repeat,
+            rep: (within % repeat) as u32,
+        }
+    }
+
+    /// The `i`-th episode, if the plan has one.
+    fn get(&self, i: usize) -> Option<Job> {
+        (i < self.len()).then(|| self.job(i))
+    }
 }
 
 /// Runs every episode, streaming each record to `sink` in run order, and returns the summary.
@@ -566,14 +610,14 @@ pub fn run(
     progress: Progress<'_>,
     resume: Option<Resume<'_>>,
 ) -> std::io::Result<Summary> {
-    let jobs = plan(cases, targets.len(), config);
-    let total = jobs.len();
+    let plan = Plan::new(cases, targets.len(), config);
+    let total = plan.len();
     let mut agg = Aggregator::new(
         cases,
         targets.iter().map(|t| t.name().to_string()).collect(),
     );
     let spec = |i: usize| {
-        let job = &jobs[i];
+        let job = plan.job(i);
         EpisodeSpec {
             index: i,
             case: &cases[job.case],
@@ -603,7 +647,7 @@ pub fn run(
         &|i| run_episode(&spec(i)),
         &|i, why| errored(&spec(i), why),
         &mut |r: EpisodeRecord| {
-            agg.add(jobs[r.index], &r);
+            agg.add(plan.job(r.index), &r);
             let written = sink.episode(&r);
             info.done = r.index + 1;
             info.tokens += r.tokens + r.controller_tokens;
@@ -680,6 +724,49 @@ mod tests {
 
     /// An episode whose agent panics is recorded as errored with the panic's message, in order, and the run goes
     /// on with the other target: never lost, never counted as held.
+    #[test]
+    fn the_computed_plan_is_the_listed_plan_in_every_shard() {
+        let loaded = crate::load(&crate::Source::Builtin);
+        let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
+        for (settings, targets, repeat) in [
+            (Setting::ALL.to_vec(), 3, 2),
+            (vec![Setting::Indirect, Setting::Benign], 1, 3),
+            (vec![Setting::Multi], 2, 0),
+        ] {
+            // The plan as nested loops list it: case, then setting (where it applies), then target, then repetition.
+            let mut listed = vec![];
+            for (ci, pc) in cases.iter().enumerate() {
+                for &s in settings.iter().filter(|s| pc.applies(**s)) {
+                    for ti in 0..targets {
+                        for rep in 0..repeat {
+                            listed.push((ci, s, ti, rep));
+                        }
+                    }
+                }
+            }
+            for shard in [None, Some((0, 1)), Some((0, 3)), Some((2, 3)), Some((6, 7))] {
+                let config = RunConfig {
+                    settings: settings.clone(),
+                    repeat,
+                    concurrency: 1,
+                    seed: 1,
+                    max_turns: 4,
+                    shard: shard.map(|(index, of)| Shard { index, of }),
+                };
+                let want: Vec<_> = listed
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| shard.is_none_or(|(index, of)| i % of == index))
+                    .map(|(_, j)| *j)
+                    .collect();
+                assert_eq!(plan_entries(&cases, targets, &config), want, "{shard:?}");
+                assert_eq!(plan_len(&cases, targets, &config), want.len());
+                let plan = Plan::new(&cases, targets, &config);
+                assert!(plan.get(want.len()).is_none());
+            }
+        }
+    }
+
     #[test]
     fn a_panicking_episode_is_an_errored_episode_and_the_run_goes_on() {
         let loaded = crate::load(&crate::Source::Builtin);

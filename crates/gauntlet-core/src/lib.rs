@@ -6,6 +6,7 @@
 //! depends on nothing of Gauntlet's.
 
 pub mod attack_text;
+mod automata;
 pub mod encoding;
 pub mod event;
 pub mod harm;

@@ -100,12 +100,13 @@ pub fn run_ordered<R: Send>(
         Some(load) => load(i),
         None => Err(std::io::Error::other("no resume source")),
     };
-    let todo: Vec<usize> = (0..total)
-        .filter(|&i| !done.get(i).copied().unwrap_or(false))
-        .collect();
-    let workers = config.workers.clamp(1, todo.len().max(1));
+    let is_done = |i: usize| done.get(i).copied().unwrap_or(false);
+    // Workers take chunks of `0..total` and skip what is done: no list of the indices to do (which cost 8 bytes an
+    // item, 0.8 MB for a run of 100,000 episodes).
+    let todo = total - (0..total.min(done.len())).filter(|&i| done[i]).count();
+    let workers = config.workers.clamp(1, todo.max(1));
     let chunk = if config.chunk == 0 {
-        (todo.len() / (workers * 8)).clamp(1, 32)
+        (todo / (workers * 8)).clamp(1, 32)
     } else {
         config.chunk
     };
@@ -114,24 +115,24 @@ pub fn run_ordered<R: Send>(
     let mut result = Ok(());
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            let (tx, todo, next) = (tx.clone(), &todo, &next);
+            let (tx, next, is_done) = (tx.clone(), &next, &is_done);
             scope.spawn(move || {
                 loop {
                     let start = next.fetch_add(chunk, Ordering::Relaxed);
-                    if start >= todo.len() {
+                    if start >= total {
                         break;
                     }
-                    let end = (start + chunk).min(todo.len());
-                    let out: Vec<(usize, R)> = todo[start..end]
-                        .iter()
-                        .map(|&i| {
+                    let end = start.saturating_add(chunk).min(total);
+                    let out: Vec<(usize, R)> = (start..end)
+                        .filter(|&i| !is_done(i))
+                        .map(|i| {
                             let r =
                                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(i)))
                                     .unwrap_or_else(|p| panicked(i, panic_message(p.as_ref())));
                             (i, r)
                         })
                         .collect();
-                    if tx.send(out).is_err() {
+                    if !out.is_empty() && tx.send(out).is_err() {
                         break;
                     }
                 }
@@ -145,7 +146,7 @@ pub fn run_ordered<R: Send>(
             if let Err(e) = r.and_then(&mut *sink) {
                 result = Err(e);
                 // Stop handing out work; workers finish their current chunk.
-                next.store(todo.len(), Ordering::Relaxed);
+                next.store(total, Ordering::Relaxed);
                 break;
             }
         }

@@ -22,12 +22,11 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-mod automata;
 mod learn;
 mod model;
 mod normal;
 
-use automata::{Finder, Matcher};
+use crate::automata::{Finder, Matcher};
 
 use normal::{normal_form, normalise, unquoted};
 

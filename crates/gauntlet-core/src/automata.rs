@@ -1,20 +1,24 @@
-//! The screen's pattern tables as lazy DFAs (regex-automata's hybrid engine), with one cache per table shared by
-//! every thread.
+//! Patterns as lazy DFAs (regex-automata's hybrid engine), with one cache per pattern shared by every thread: the
+//! refusal screen's tables and the patterns of verifiers' `matches`.
 //!
-//! Why not `regex::Regex`: its engine keeps a Pike VM, a one-pass DFA and a backtracker beside the lazy DFA, and
-//! every thread that searches gets caches for all of them, sized by the NFA's states. The screen's tables have
-//! about 155,000 states, so each worker thread cost about 24 MB before it screened a single reply. Here every table
-//! is one forward lazy DFA with one cache. A table whose matches are
+//! Why not `regex::Regex`: its engine keeps a Pike VM, a one-pass DFA, a backtracker and a reverse lazy DFA beside
+//! the forward one, and every thread that searches gets caches for all of them, sized by the NFA's states. The
+//! screen's tables have about 155,000 states, so each worker thread cost about 24 MB before it screened a single
+//! reply; the built-in suite's 127 `matches` patterns cost 6.9 MB compiled with one thread's caches, against 1.7 MB
+//! here. Here every pattern is one forward lazy DFA with one cache. A table whose matches are
 //! located finds their starts with anchored searches of the same automaton rather than with a reverse one (whose
 //! cache would cost as much again), and the tables of declines share one multi-pattern automaton (strong, gated,
 //! weak) instead of four.
 //!
-//! A lazy DFA search cannot fail with this configuration (no Unicode word boundaries, so no quit bytes, and a cache
-//! that is cleared as often as needed rather than given up on); should one fail all the same, the table answers
-//! with a Pike VM over the same patterns instead of panicking.
+//! A lazy DFA search fails only on a Unicode word boundary (`\b` in a pattern of `matches`) that meets a non-ASCII
+//! byte: the cache is cleared as often as needed rather than given up on, and the screen's tables have no `\b`.
+//! A search that fails is answered by a Pike VM over the same patterns, never by a panic.
 
 use regex_automata::hybrid::dfa::{self, DFA};
-use regex_automata::nfa::thompson::pikevm::PikeVM;
+use regex_automata::nfa::thompson::{
+    self,
+    pikevm::{self, PikeVM},
+};
 use regex_automata::{Anchored, Input, PatternSet};
 
 /// Bytes of lazy DFA states each table may keep before its cache is cleared; a table whose automaton
@@ -42,7 +46,7 @@ impl Shared {
 
 /// A match: its span in the haystack and the index of the pattern (for a table of several).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Found {
+pub(crate) struct Found {
     /// Byte offset of the start.
     pub start: usize,
     /// Byte offset just past the end.
@@ -51,49 +55,75 @@ pub(super) struct Found {
     pub pattern: usize,
 }
 
-/// The lazy DFA configuration of every table.
+/// The lazy DFA configuration of every pattern.
 fn dfa_config() -> dfa::Config {
     dfa::Config::new()
         .cache_capacity(CACHE_CAPACITY)
         .skip_cache_capacity_check(true)
         .minimum_cache_clear_count(None)
+        .unicode_word_boundary(true)
 }
 
-/// A table asked only whether it matches: one forward lazy DFA.
-pub(super) struct Matcher {
+/// The largest NFA a pattern may compile to (`regex`'s own limit): a pattern written at run time must not take
+/// the memory of the process.
+const NFA_SIZE_LIMIT: usize = 10 << 20;
+
+/// A pattern asked only whether it matches: one forward lazy DFA.
+pub(crate) struct Matcher {
     cache: Shared,
     dfa: DFA,
     fallback: PikeVM,
+    /// The Pike VM's cache, made the first time a lazy DFA search fails and kept for the next.
+    fallback_cache: std::sync::Mutex<Option<pikevm::Cache>>,
 }
 
 impl Matcher {
-    /// Compiles `pattern`; the tables are constants, so an error is a bug the tests catch at once.
-    pub(super) fn new(pattern: &str) -> Result<Matcher, String> {
+    /// Compiles `pattern` (RE2 syntax as `regex` reads it); the error says what is wrong with it.
+    pub(crate) fn new(pattern: &str) -> Result<Matcher, String> {
         let dfa = DFA::builder()
             .configure(dfa_config())
+            .thompson(thompson::Config::new().nfa_size_limit(Some(NFA_SIZE_LIMIT)))
             .build(pattern)
-            .map_err(|e| e.to_string())?;
-        let fallback = PikeVM::new_from_nfa(dfa.get_nfa().clone()).map_err(|e| e.to_string())?;
+            .map_err(|e| error_chain(&e))?;
+        let fallback = PikeVM::new_from_nfa(dfa.get_nfa().clone()).map_err(|e| error_chain(&e))?;
         Ok(Matcher {
             cache: Shared::default(),
             dfa,
             fallback,
+            fallback_cache: std::sync::Mutex::new(None),
         })
     }
 
     /// Does the pattern match anywhere in `haystack`?
-    pub(super) fn is_match(&self, haystack: &str) -> bool {
+    pub(crate) fn is_match(&self, haystack: &str) -> bool {
         let input = Input::new(haystack).earliest(true);
         let searched = self
             .cache
             .with(&self.dfa, |c| self.dfa.try_search_fwd(c, &input).ok());
         match searched {
             Some(found) => found.is_some(),
-            None => self
-                .fallback
-                .is_match(&mut self.fallback.create_cache(), input),
+            None => {
+                let mut cache = self
+                    .fallback_cache
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let cache = cache.get_or_insert_with(|| self.fallback.create_cache());
+                self.fallback.is_match(cache, input)
+            }
         }
     }
+}
+
+/// An error and its causes, joined: a build error's own text only says which step failed.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
 }
 
 /// A table whose matches are located (start and end), of one or several patterns, leftmost-first as `regex`
@@ -101,7 +131,7 @@ impl Matcher {
 /// anchored searches from the character boundaries before that end find where it starts (the first that matches
 /// is the leftmost start). A reverse automaton would do the second step in one pass, but its cache costs as much
 /// as the forward one's (2.2 MB for the declines), and the texts screened are short.
-pub(super) struct Finder {
+pub(crate) struct Finder {
     cache: Shared,
     dfa: DFA,
     /// The patterns, for a fallback Pike VM built only if a lazy DFA search ever fails.
@@ -111,7 +141,7 @@ pub(super) struct Finder {
 
 impl Finder {
     /// Compiles one pattern per table of `patterns`.
-    pub(super) fn new(patterns: &[String]) -> Result<Finder, String> {
+    pub(crate) fn new(patterns: &[String]) -> Result<Finder, String> {
         let dfa = DFA::builder()
             .configure(dfa_config().starts_for_each_pattern(true))
             .build_many(patterns)
@@ -172,12 +202,12 @@ impl Finder {
     }
 
     /// The first match.
-    pub(super) fn find(&self, haystack: &str) -> Option<Found> {
+    pub(crate) fn find(&self, haystack: &str) -> Option<Found> {
         self.search(haystack, 0)
     }
 
     /// Does any pattern match?
-    pub(super) fn is_match(&self, haystack: &str) -> bool {
+    pub(crate) fn is_match(&self, haystack: &str) -> bool {
         let searched = self.with_dfa(|dfa, cache| {
             dfa.try_search_fwd(cache, &Input::new(haystack).earliest(true))
                 .ok()
@@ -189,7 +219,7 @@ impl Finder {
     }
 
     /// Every successive non-overlapping match, as `regex`'s `find_iter` gives them.
-    pub(super) fn find_all(&self, haystack: &str) -> Vec<Found> {
+    pub(crate) fn find_all(&self, haystack: &str) -> Vec<Found> {
         let mut out = Vec::new();
         let mut from = 0;
         while from <= haystack.len() {
@@ -212,7 +242,7 @@ impl Finder {
 
     /// Does pattern `pattern` match anywhere in `haystack`, whatever else matches before or around it? (An
     /// anchored search for that pattern alone from each character boundary.)
-    pub(super) fn matches_pattern(&self, haystack: &str, pattern: usize) -> bool {
+    pub(crate) fn matches_pattern(&self, haystack: &str, pattern: usize) -> bool {
         let Ok(id) = regex_automata::PatternID::new(pattern) else {
             return false;
         };
