@@ -67,6 +67,11 @@ impl Gateway {
         self.mediator.add_rule(rule);
     }
 
+    /// The injection rules, in the order events' `injection.rule` indexes them.
+    pub fn rules(&self) -> &[InjectionRule] {
+        self.mediator.rules()
+    }
+
     /// Starts user turn `turn` (events are tagged with it).
     pub fn begin_turn(&mut self, turn: u32) {
         self.turn = turn;

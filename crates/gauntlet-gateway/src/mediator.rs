@@ -58,6 +58,11 @@ impl Mediator {
         self.fired.push(0);
     }
 
+    /// The injection rules, case's first, then those added.
+    pub fn rules(&self) -> &[InjectionRule] {
+        &self.rules
+    }
+
     /// The defense's decision on `call`, with the calls so far (`history`) in view; a defense that cannot decide
     /// denies the call (see the module doc).
     pub fn decide(&mut self, call: &ToolCall, history: &[GatewayEvent]) -> Decision {

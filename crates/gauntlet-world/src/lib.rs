@@ -179,6 +179,19 @@ impl World {
         result.map_err(ToolError::Service)
     }
 
+    /// Where `tool`'s result shows text that someone outside the user's trust boundary can have written, as a JSON
+    /// pointer into the result: a mail's body, the content of a file, page or repository file, an event's
+    /// description. A payload an attacker places on such a tool is written there, and into the record. Tools whose
+    /// results list several records have none: which record would carry a payload is not the tool's to say.
+    pub fn written_text(tool: &str) -> Option<&'static str> {
+        match tool {
+            "mail.read" => Some("/body"),
+            "drive.read" | "web.fetch" | "shell.read_file" | "repo.read_file" => Some("/content"),
+            "calendar.get" => Some("/description"),
+            _ => None,
+        }
+    }
+
     /// Writes an injected payload into the record a tool result showed, so that the world holds what the agent
     /// read: a poisoned mail stays poisoned when it is read again, forwarded or quoted. `field` is the injection
     /// rule's JSON pointer into `result` (the raw result of `tool` called with `args`), and `edit` turns the
