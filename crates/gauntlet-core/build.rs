@@ -33,6 +33,7 @@ const SETS: &[&str] = &[
     "dev18.yaml",
     "dev19.yaml",
     "dev20.yaml",
+    "dev21.yaml",
 ];
 
 fn main() {
