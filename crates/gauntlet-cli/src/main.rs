@@ -204,11 +204,10 @@ struct RedteamArgs {
     fail_on: Vec<String>,
 }
 
-#[derive(Args)]
-#[command(args_conflicts_with_subcommands = true)]
-struct PrivilegeArgs {
-    #[command(subcommand)]
-    command: Option<PrivilegeCommand>,
+/// What a privilege job is asked to do: the flags stored with its run, and read back by `--resume` (runs stored
+/// before `--case`, `--filter`, `--limit` and `--seed` took every case).
+#[derive(Args, Clone, serde::Serialize, serde::Deserialize)]
+struct PrivilegeJob {
     /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite), or `agentdojo:FILE` (an AgentDojo export).
     #[arg(long = "suite", value_name = "PATH")]
     suites: Vec<PathBuf>,
@@ -220,23 +219,34 @@ struct PrivilegeArgs {
         default_value = "allow-all,deny-all,tool-allowlist,exact-args"
     )]
     defense: Vec<String>,
-    /// Write the scores and the census as JSON (`-`: standard output; the tables then go to standard error).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
     /// Config file (YAML: providers, pool limits) for model-based defenses.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Which cases to score (an AgentDojo suite's tasks match --case by id; --filter is for cases only).
+    #[command(flatten)]
+    #[serde(default)]
+    select: Selection,
+    /// Seed of --limit's sample (as in `run`: the same seed draws the same cases).
+    #[arg(long, default_value_t = 0)]
+    #[serde(default)]
+    seed: u64,
+}
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+struct PrivilegeArgs {
+    #[command(subcommand)]
+    command: Option<PrivilegeCommand>,
+    #[command(flatten)]
+    job: PrivilegeJob,
+    /// Write the scores and the census as JSON (`-`: standard output; the tables then go to standard error).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
     #[command(flatten)]
     models: ModelFlags,
     /// Only print the tables (no timings).
     #[arg(short, long)]
     quiet: bool,
-    /// Which cases to score (an AgentDojo suite's tasks match --case by id; --filter is for cases only).
-    #[command(flatten)]
-    select: Selection,
-    /// Seed of --limit's sample (as in `run`: the same seed draws the same cases).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
     #[command(flatten)]
     store: StoreArgs,
     /// Continue an interrupted privilege run (from the store) with its own suites and defenses: defenses
@@ -1320,37 +1330,25 @@ fn cases_generate(
 fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::PRIVILEGE_METRICS)?;
     let store = open_store(&a.store)?;
-    let (mut suites, mut defenses) = (a.suites.clone(), a.defense.clone());
-    let (mut select, mut seed) = (a.select.clone(), a.seed);
-    let mut config_path = a.config.clone();
+    let mut job = a.job.clone();
     let mut resumed = None;
     if let Some(id) = &a.resume {
-        let info = run_to_resume(store.as_ref(), id, "privilege")?;
-        suites = serde_json::from_value(info.args["suites"].clone())
-            .with_context(|| format!("--resume: the stored suites of run {id}"))?;
-        defenses = serde_json::from_value(info.args["defense"].clone())
-            .with_context(|| format!("--resume: the stored defenses of run {id}"))?;
-        let s = &a.select;
-        if s.limit.is_some() || !s.cases.is_empty() || !s.filters.is_empty() || a.seed != 0 {
+        let (stored, info): (PrivilegeJob, _) = resumed_run(store.as_ref(), id, "privilege")?;
+        let s = &job.select;
+        if s.limit.is_some() || !s.cases.is_empty() || !s.filters.is_empty() || job.seed != 0 {
             bail!(
                 "--resume: the run keeps the --case, --filter, --limit and --seed it started with; leave them out"
             );
         }
-        // Runs stored before --case/--filter/--limit took every case.
-        if !info.args["select"].is_null() {
-            select = serde_json::from_value(info.args["select"].clone())
-                .with_context(|| format!("--resume: the stored choice of cases of run {id}"))?;
-        }
-        seed = info.args["seed"].as_u64().unwrap_or(0);
         // A --config given now wins (the stored path may not resolve from here).
-        if config_path.is_none() {
-            config_path = serde_json::from_value(info.args["config"].clone())
-                .with_context(|| format!("--resume: the stored config of run {id}"))?;
-        }
+        job = PrivilegeJob {
+            config: job.config.or(stored.config.clone()),
+            ..stored
+        };
         resumed = Some(info);
     }
     let started = Instant::now();
-    let suite = privilege_suite(&suites, &select, seed)?;
+    let suite = privilege_suite(&job.suites, &job.select, job.seed)?;
     let (probes, secs) = (suite.probes().count(), started.elapsed().as_secs_f64());
     if !a.quiet {
         eprintln!(
@@ -1362,17 +1360,18 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     let header = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census});
     let recorded = match &store {
         Some(st) => {
-            let args = serde_json::json!({"suites": suites, "defense": defenses, "config": config_path, "select": select, "seed": seed});
+            let args = serde_json::to_value(&job)?;
             let kind = gauntlet_store::RunKind::Privilege;
-            let plan = gauntlet_store::Plan::new(kind, &args, &header, defenses.len());
+            let plan = gauntlet_store::Plan::new(kind, &args, &header, job.defense.len());
             let rec = st.record(&plan, resumed.as_ref())?;
             st.record_probes(&rec.id, &suite)?;
             Some((st, rec.id))
         }
         None => None,
     };
-    let cfg = config::Config::load_opt(config_path.as_deref())?;
-    let needs = defenses
+    let cfg = config::Config::load_opt(job.config.as_deref())?;
+    let needs = job
+        .defense
         .iter()
         .any(|d| gauntlet_defense::is_model_defense(d));
     let mut models = a.models.build(&cfg, needs)?;
@@ -1383,7 +1382,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     let code = match privilege_report(
         &suite,
         &models,
-        &defenses,
+        &job.defense,
         a.json.as_deref(),
         recorded.as_ref().map(|(st, id)| (*st, id.as_str())),
         (&gates, a.quiet),
@@ -1522,13 +1521,8 @@ fn privilege_suite(
             .to_string_lossy()
             .trim_start_matches("agentdojo:")
             .to_string();
-        let text = std::fs::read_to_string(&path).with_context(|| format!("--suite agentdojo:{path}: cannot read the export (write it with adapters/agentdojo/export.py)"))?;
-        let s = gauntlet_privilege::agentdojo::load(&text)
-            .map_err(|e| anyhow::anyhow!("--suite agentdojo:{path}: {e}"))?;
-        let asserted = s
-            .probes()
-            .filter(|p| p.source == gauntlet_privilege::Source::Asserted)
-            .count();
+        let (s, asserted) =
+            gauntlet_privilege::agentdojo::load_file(&path).map_err(anyhow::Error::msg)?;
         if asserted > 0 {
             eprintln!(
                 "note: {asserted} of {} AgentDojo labels are asserted by rule, not confirmed by execution; to execute them: \

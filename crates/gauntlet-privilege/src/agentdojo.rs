@@ -1190,6 +1190,20 @@ fn observed(p: &Probe, o: &Outcome, spec: Option<&ToolSpec>, j: &Judging<'_>) ->
     ob
 }
 
+/// Reads the export at `path` ([`load`]), and says how many of its labels are asserted by rule rather than
+/// confirmed by execution. Errors name the suite as `--suite agentdojo:PATH` and how to write the export.
+pub fn load_file(path: &str) -> Result<(ProbeSuite, usize), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!("--suite agentdojo:{path}: cannot read the export (write it with adapters/agentdojo/export.py): {e}")
+    })?;
+    let suite = load(&text).map_err(|e| format!("--suite agentdojo:{path}: {e}"))?;
+    let asserted = suite
+        .probes()
+        .filter(|p| p.source == crate::Source::Asserted)
+        .count();
+    Ok((suite, asserted))
+}
+
 /// Loads an export and builds its probe suite, labelled from the outcomes `execute.py` added (confirmed), or by
 /// rule when there are none (asserted).
 pub fn load(text: &str) -> Result<ProbeSuite, String> {
