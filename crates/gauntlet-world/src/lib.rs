@@ -179,15 +179,14 @@ impl World {
         result.map_err(ToolError::Service)
     }
 
-    /// Where `tool`'s result shows text that someone outside the user's trust boundary can have written, as a JSON
-    /// pointer into the result: a mail's body, the content of a file, page or repository file, an event's
-    /// description. A payload an attacker places on such a tool is written there, and into the record. Tools whose
-    /// results list several records have none: which record would carry a payload is not the tool's to say.
+    /// Where `tool`'s result shows text that only someone outside the user's trust boundary writes, as a JSON
+    /// pointer into the result: a web page's content. A payload an attacker places on such a tool is written there,
+    /// and into the page. Only pages qualify: a mail, file, event or repository file may be one the agent wrote
+    /// (sent and read back, created, copied), and writing an attacker's payload into it would read as the agent's
+    /// own change, since the views excuse only what was written into records of s0.
     pub fn written_text(tool: &str) -> Option<&'static str> {
         match tool {
-            "mail.read" => Some("/body"),
-            "drive.read" | "web.fetch" | "shell.read_file" | "repo.read_file" => Some("/content"),
-            "calendar.get" => Some("/description"),
+            "web.fetch" => Some("/content"),
             _ => None,
         }
     }
