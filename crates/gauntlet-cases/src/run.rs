@@ -722,8 +722,8 @@ mod tests {
         }
     }
 
-    /// An episode whose agent panics is recorded as errored with the panic's message, in order, and the run goes
-    /// on with the other target: never lost, never counted as held.
+    /// The plan worked out from an index is the plan nested loops list, in every shard and with no targets or
+    /// repetitions.
     #[test]
     fn the_computed_plan_is_the_listed_plan_in_every_shard() {
         let loaded = crate::load(&crate::Source::Builtin);
@@ -732,6 +732,7 @@ mod tests {
             (Setting::ALL.to_vec(), 3, 2),
             (vec![Setting::Indirect, Setting::Benign], 1, 3),
             (vec![Setting::Multi], 2, 0),
+            (vec![Setting::Benign], 0, 2),
         ] {
             // The plan as nested loops list it: case, then setting (where it applies), then target, then repetition.
             let mut listed = vec![];
@@ -767,6 +768,8 @@ mod tests {
         }
     }
 
+    /// An episode whose agent panics is recorded as errored with the panic's message, in order, and the run goes
+    /// on with the other target: never lost, never counted as held.
     #[test]
     fn a_panicking_episode_is_an_errored_episode_and_the_run_goes_on() {
         let loaded = crate::load(&crate::Source::Builtin);

@@ -33,13 +33,15 @@ const CACHE_CAPACITY: usize = 1 << 20;
 struct Shared(std::sync::Mutex<Option<Box<dfa::Cache>>>);
 
 impl Shared {
-    /// Runs `search` with the cache, created from `dfa` the first time. A search that panicked leaves its cache
-    /// usable (a lazy DFA cache is only ever a cache), so a poisoned lock is taken over rather than given up on.
+    /// Runs `search` with the cache, created from `dfa` the first time. A search that panicked may have left its
+    /// cache half-updated, so a poisoned lock is taken over with a fresh cache rather than given up on.
     fn with<T>(&self, dfa: &DFA, search: impl FnOnce(&mut dfa::Cache) -> T) -> T {
-        let mut cache = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cache = self.0.lock().unwrap_or_else(|poisoned| {
+            self.0.clear_poison();
+            let mut cache = poisoned.into_inner();
+            *cache = None;
+            cache
+        });
         search(cache.get_or_insert_with(|| Box::new(dfa.create_cache())))
     }
 }
