@@ -908,6 +908,24 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         {
             continue;
         }
+        // A payload written into a record the agent made itself (a mail sent and read back, a file it created)
+        // cannot be told from the agent's own words: only pages, which no tool of the agent creates, may take one
+        // without a `when` that picks a record of s0.
+        if r.value.field.is_some()
+            && r.value.when.is_none()
+            && mode != InjectionMode::Identity
+            && gauntlet_world::World::written_text(&r.value.tool).is_none()
+        {
+            ck.at(
+                r,
+                format!(
+                    "{field}: a rule with a `field` writes its payload into every `{}` record it matches, the \
+                     agent's own included; add a `when` that picks a record of s0 (for example `args.id == \"m1\"`)",
+                    r.value.tool
+                ),
+            );
+            continue;
+        }
         match InjectionRule::new(
             &r.value.tool,
             r.value.when.as_ref().map(|w| w.value.as_str()),

@@ -141,6 +141,34 @@ fn bad_injection_rules_are_reported() {
 }
 
 #[test]
+fn a_field_rule_must_pick_its_record_unless_it_poisons_pages() {
+    let text = GOOD.replace(
+        "when: 'args.id == \"m2\"', mode: append,",
+        "mode: append, field: /body,",
+    );
+    let d = errors(&text);
+    assert!(
+        d.iter()
+            .any(|d| d.message.contains("add a `when` that picks a record of s0")),
+        "{d:?}"
+    );
+    // With its `when`, the same rule is fine; and identity never writes.
+    let text = GOOD.replace("mode: append,", "mode: append, field: /body,");
+    assert!(errors(&text).is_empty(), "{:?}", errors(&text));
+    let text = GOOD.replace(
+        "when: 'args.id == \"m2\"', mode: append,",
+        "mode: identity, field: /body,",
+    );
+    assert!(
+        !errors(&text)
+            .iter()
+            .any(|d| d.message.contains("picks a record")),
+        "{:?}",
+        errors(&text)
+    );
+}
+
+#[test]
 fn injection_field_must_hit_a_string() {
     let text = GOOD.replace("mode: append,", "mode: append, field: /bdy,");
     let d = errors(&text);
