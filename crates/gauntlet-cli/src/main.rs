@@ -1977,16 +1977,16 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     });
     let attacker = attacker_of(&attacker_pool, &handle);
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    rcfg.concurrency = a
-        .concurrency
-        .unwrap_or(if models.any() { 16.max(cores) } else { cores });
+    let workers = if models.any() { 16.max(cores) } else { cores };
+    rcfg.concurrency = a.concurrency.unwrap_or(workers);
     let simulated = simulate_seeds(
         resumed.as_ref(),
         attacker_of(&simulator_pool, &handle),
         &mut vulns,
         &rcfg,
     )?;
-    let head = serde_json::json!({"schema": "gauntlet.redteam/v1", "config": rcfg, "targets": names, "vulnerabilities": vulns.iter().map(|v| v.id.clone()).collect::<Vec<_>>(), "judge": a.judge, "attacker": a.attacker, "simulator": a.simulator});
+    let named = [a.judge.clone(), a.attacker.clone(), a.simulator.clone()];
+    let head = gauntlet_redteam::job::Head::json(&rcfg, &names, &vulns, named)?;
     let total = gauntlet_redteam::job::plan_len(&vulns, targets.len(), &rcfg);
     let (run_id, done) = record_redteam(
         store.as_ref(),

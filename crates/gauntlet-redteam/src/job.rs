@@ -28,6 +28,61 @@ pub struct RedTeamConfig {
     pub shard: Option<gauntlet_core::order::Shard>,
 }
 
+/// The head of a red-team run's document: what was run. The `--json` document opens with it, and the stored run's
+/// header is it plus the store-only fields ([`crate::catalog::STORED_ONLY`], which reading it ignores). Fields in
+/// alphabetical order, as the document has always written them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Head {
+    /// The attacker model of model-driven methods, if any.
+    #[serde(default)]
+    pub attacker: Option<String>,
+    /// What was run.
+    pub config: RedTeamConfig,
+    /// The judge model, if any.
+    #[serde(default)]
+    pub judge: Option<String>,
+    /// `gauntlet.redteam/v1`.
+    pub schema: String,
+    /// The simulator model of the seeds, if any.
+    #[serde(default)]
+    pub simulator: Option<String>,
+    /// The targets' names.
+    pub targets: Vec<String>,
+    /// The vulnerabilities' ids.
+    pub vulnerabilities: Vec<String>,
+}
+
+impl Head {
+    /// [`Head::new`] as the JSON the document and the store write.
+    pub fn json(
+        config: &RedTeamConfig,
+        targets: &[String],
+        vulns: &[crate::Vulnerability],
+        models: [Option<String>; 3],
+    ) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::to_value(Head::new(config, targets, vulns, models))
+    }
+
+    /// The head of a run of `vulns` against `targets` with `config` and the models given: judge, attacker,
+    /// simulator.
+    pub fn new(
+        config: &RedTeamConfig,
+        targets: &[String],
+        vulns: &[crate::Vulnerability],
+        [judge, attacker, simulator]: [Option<String>; 3],
+    ) -> Head {
+        Head {
+            attacker,
+            config: config.clone(),
+            judge,
+            schema: "gauntlet.redteam/v1".into(),
+            simulator,
+            targets: targets.to_vec(),
+            vulnerabilities: vulns.iter().map(|v| v.id.clone()).collect(),
+        }
+    }
+}
+
 /// One planned and run case.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RtCase {

@@ -253,21 +253,23 @@ pub fn print_run(
     Ok(())
 }
 
-/// Writes a red-team run's tables, as the terminal shows them; `head` is the run's `--json` head.
+/// Writes a red-team run's tables, as the terminal shows them; `head` is the run's `--json` head (or its stored
+/// header), read as a [`gauntlet_redteam::job::Head`].
 pub fn print_redteam(
     out: &mut dyn std::io::Write,
     head: &serde_json::Value,
     framework: Option<&str>,
     report: &gauntlet_redteam::job::Report,
 ) -> std::io::Result<()> {
-    let count = |k: &str| head[k].as_array().map_or(0, Vec::len);
+    let head: gauntlet_redteam::job::Head =
+        serde_json::from_value(head.clone()).map_err(std::io::Error::other)?;
     let o = &report.overall;
     writeln!(
         out,
         "Red team: {} vulnerabilities, {} attack methods, {} targets: {} cases — {} passing, {} failing, {} errored, {} unjudged",
-        count("vulnerabilities"),
-        head["config"]["attacks"].as_array().map_or(0, Vec::len),
-        count("targets"),
+        head.vulnerabilities.len(),
+        head.config.attacks.len(),
+        head.targets.len(),
         o.passing + o.failing + o.errored + o.unjudged,
         o.passing,
         o.failing,
@@ -327,7 +329,7 @@ pub fn print_redteam(
             out,
             "{} model-driven attacks used the method's template instead of the attacker model{} (recorded per case as attack_fallback).",
             report.attacks_fallback,
-            if head["attacker"].is_null() {
+            if head.attacker.is_none() {
                 " (no --attacker)"
             } else {
                 ""
