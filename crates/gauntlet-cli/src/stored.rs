@@ -237,7 +237,8 @@ fn errored_stored(info: &RunInfo, ignore_errors: bool) -> Option<ExitCode> {
 /// The cases a stored run was planned with, in its order, loaded from its own suites.
 fn stored_cases(info: &RunInfo, header: &RunHeader) -> Result<Vec<PreparedCase>> {
     // Every job that plans episodes stores its `suites` (a run's, a replay's, a gateway session's).
-    let suites: Vec<PathBuf> = serde_json::from_value(info.args["suites"].clone())
+    let suites = info
+        .suites()
         .with_context(|| format!("the stored suites of run {}", info.id))?;
     let loaded = load_valid(&suites)?;
     let mut by_id: std::collections::HashMap<String, gauntlet_cases::Case> = loaded
@@ -821,10 +822,7 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
             let mut sharded: Vec<RunInfo> = store
                 .runs()?
                 .into_iter()
-                .filter(|r| {
-                    (r.kind == "run" || r.kind == "redteam")
-                        && !r.header["config"]["shard"].is_null()
-                })
+                .filter(|r| (r.kind == "run" || r.kind == "redteam") && r.shard().is_some())
                 .collect();
             match sharded.len() {
                 1 => sharded.remove(0),
@@ -850,13 +848,12 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
             info.kind
         );
     }
-    let shard: gauntlet_cases::run::Shard =
-        serde_json::from_value(info.header["config"]["shard"].clone()).with_context(|| {
-            format!(
-                "{spec}: run {} is not a shard (it was not run with --shard)",
-                info.id
-            )
-        })?;
+    let shard = info.shard().with_context(|| {
+        format!(
+            "{spec}: run {} is not a shard (it was not run with --shard)",
+            info.id
+        )
+    })?;
     if info.status != gauntlet_store::RunStatus::Complete.as_str() {
         bail!(
             "{spec}: shard {}/{} (run {}) is {} ({}/{} results): finish it with `gauntlet {} --resume {} --store {path}`",

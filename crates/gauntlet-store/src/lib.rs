@@ -328,6 +328,17 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
+    /// The shard of its job's plan this run ran (`--shard I/N`), if it ran one: from its header's `config`.
+    pub fn shard(&self) -> Option<gauntlet_core::order::Shard> {
+        serde_json::from_value(self.header.get("config")?.get("shard")?.clone()).ok()
+    }
+
+    /// The case suites a job that plans episodes stores in its arguments (a run's, a replay's, a gateway
+    /// session's); `None` for a job that stores none, or a value that is not a list of paths.
+    pub fn suites(&self) -> Option<Vec<PathBuf>> {
+        serde_json::from_value(self.args.get("suites")?.clone()).ok()
+    }
+
     /// Why this stored run is not all a pass, whatever its pass rates say: results that errored, or a run that never
     /// finished (interrupted, failed, still running), whose missing part was never judged. `None` for a complete run
     /// with no errored result.
@@ -1165,6 +1176,42 @@ fn label<T: serde::Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_runs_shard_and_suites_are_read_from_its_header_and_arguments() {
+        let info = |args: serde_json::Value, header: serde_json::Value| RunInfo {
+            id: "r1".into(),
+            kind: "run".into(),
+            status: "complete".into(),
+            created: String::new(),
+            updated: String::new(),
+            version: String::new(),
+            args,
+            header,
+            total: 0,
+            done: 0,
+            summary: None,
+        };
+        let sharded = info(
+            serde_json::json!({"suites": ["builtin", "my/cases"]}),
+            serde_json::json!({"config": {"shard": {"index": 1, "of": 4}}}),
+        );
+        assert_eq!(
+            sharded.shard(),
+            Some(gauntlet_core::order::Shard { index: 1, of: 4 })
+        );
+        assert_eq!(
+            sharded.suites(),
+            Some(vec![PathBuf::from("builtin"), PathBuf::from("my/cases")])
+        );
+        let whole = info(serde_json::json!({}), serde_json::json!({"config": {}}));
+        assert_eq!((whole.shard(), whole.suites()), (None, None));
+        let odd = info(
+            serde_json::json!({"suites": 3}),
+            serde_json::json!({"config": {"shard": "1/4"}}),
+        );
+        assert_eq!((odd.shard(), odd.suites()), (None, None));
+    }
 
     #[test]
     fn a_run_is_all_judged_only_when_complete_with_nothing_errored() {
