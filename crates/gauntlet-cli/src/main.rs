@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use gauntlet_cases::{Loaded, PreparedCase, RunConfig, Source, run};
 use gauntlet_core::Setting;
 use gauntlet_setup::{Models, config};
+use gauntlet_store::RunKind;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -724,7 +725,7 @@ fn record_run(
         return Ok((None, Vec::new()));
     };
     let (args, header) = (serde_json::to_value(a)?, serde_json::to_value(header)?);
-    let plan = gauntlet_store::Plan::new(gauntlet_store::RunKind::Run, &args, &header, total);
+    let plan = gauntlet_store::Plan::new(RunKind::Run, &args, &header, total);
     let rec = st.record(&plan, resumed)?;
     if resumed.is_some() && !a.quiet {
         eprintln!(
@@ -771,7 +772,7 @@ fn resume_run_args(
     let Some(id) = a.resume.take() else {
         return Ok(None);
     };
-    let (mut stored, info): (RunArgs, _) = resumed_run(store, &id, "run")?;
+    let (mut stored, info): (RunArgs, _) = resumed_run(store, &id, RunKind::Run)?;
     stored.json = a.json.take();
     stored.quiet = a.quiet;
     stored.ignore_errors = a.ignore_errors;
@@ -1050,33 +1051,20 @@ fn stopped_early(e: &std::io::Error, run_id: Option<&str>) -> Option<ExitCode> {
     Some(ExitStatus::Failed.into())
 }
 
-/// The run `--resume ID` names, checked to be a run of `kind` that this command resumes.
-fn run_to_resume(
+/// The run `--resume ID` names, checked to be a run of `kind`, and the arguments it was started with.
+fn resumed_run<A: serde::de::DeserializeOwned>(
     store: Option<&gauntlet_store::Store>,
     id: &str,
-    kind: &str,
-) -> Result<gauntlet_store::RunInfo> {
+    kind: RunKind,
+) -> Result<(A, gauntlet_store::RunInfo)> {
     let Some(st) = store else {
         bail!("--resume: the run store is off (--no-store); resuming reads it");
     };
     let info = st.run(id)?;
     if info.kind != kind {
-        bail!(
-            "--resume: {id} is a `{}` run; {}",
-            info.kind,
-            stored::how_to_resume(&info, st.path())
-        );
+        let how = stored::how_to_resume(&info, st.path());
+        bail!("--resume: {id} is a `{}` run; {how}", info.kind);
     }
-    Ok(info)
-}
-
-/// The run `--resume ID` names and the arguments it was started with.
-fn resumed_run<A: serde::de::DeserializeOwned>(
-    store: Option<&gauntlet_store::Store>,
-    id: &str,
-    kind: &str,
-) -> Result<(A, gauntlet_store::RunInfo)> {
-    let info = run_to_resume(store, id, kind)?;
     let stored = serde_json::from_value(info.args.clone())
         .with_context(|| format!("--resume: the stored arguments of run {id}"))?;
     Ok((stored, info))
@@ -1333,7 +1321,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     let mut job = a.job.clone();
     let mut resumed = None;
     if let Some(id) = &a.resume {
-        let (stored, info): (PrivilegeJob, _) = resumed_run(store.as_ref(), id, "privilege")?;
+        let (was, info): (PrivilegeJob, _) = resumed_run(store.as_ref(), id, RunKind::Privilege)?;
         let s = &job.select;
         if s.limit.is_some() || !s.cases.is_empty() || !s.filters.is_empty() || job.seed != 0 {
             bail!(
@@ -1342,8 +1330,8 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
         }
         // A --config given now wins (the stored path may not resolve from here).
         job = PrivilegeJob {
-            config: job.config.or(stored.config.clone()),
-            ..stored
+            config: job.config.or(was.config.clone()),
+            ..was
         };
         resumed = Some(info);
     }
@@ -1361,7 +1349,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
     let recorded = match &store {
         Some(st) => {
             let args = serde_json::to_value(&job)?;
-            let kind = gauntlet_store::RunKind::Privilege;
+            let kind = RunKind::Privilege;
             let plan = gauntlet_store::Plan::new(kind, &args, &header, job.defense.len());
             let rec = st.record(&plan, resumed.as_ref())?;
             st.record_probes(&rec.id, &suite)?;
@@ -1795,7 +1783,7 @@ fn record_redteam(
     let summary = simulated.as_ref().map(serde_json::to_value).transpose()?;
     let [k_seeds, k_summary] = gauntlet_redteam::catalog::STORED_ONLY;
     let extra = [(k_seeds, seeds), (k_summary, summary)];
-    let (args, kind) = (serde_json::to_value(a)?, gauntlet_store::RunKind::Redteam);
+    let (args, kind) = (serde_json::to_value(a)?, RunKind::Redteam);
     let plan = gauntlet_store::Plan {
         extra: &extra,
         ..gauntlet_store::Plan::new(kind, &args, head, total)
@@ -1833,7 +1821,7 @@ fn resume_redteam_args(
     let Some(id) = a.resume.take() else {
         return Ok(None);
     };
-    let (mut stored, info): (RedteamArgs, _) = resumed_run(store, &id, "redteam")?;
+    let (mut stored, info): (RedteamArgs, _) = resumed_run(store, &id, RunKind::Redteam)?;
     stored.json = a.json.take();
     stored.concurrency = a.concurrency.or(stored.concurrency);
     stored.ignore_errors = a.ignore_errors;

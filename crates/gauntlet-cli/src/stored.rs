@@ -6,7 +6,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use gauntlet_cases::{EpisodeRecord, PreparedCase, Summary};
 use gauntlet_redteam::catalog::json_head;
 use gauntlet_report::json::RunHeader;
-use gauntlet_store::{RunInfo, Store};
+use gauntlet_store::{RunInfo, RunKind, Store};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -139,7 +139,7 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                 for r in &runs {
                     t.add_row([
                         r.id.clone(),
-                        r.kind.clone(),
+                        r.kind.to_string(),
                         r.status.clone(),
                         r.created.clone(),
                         format!("{}/{}", r.done, r.total),
@@ -320,14 +320,14 @@ fn report(
     max_detail: usize,
     fail_on: &[String],
 ) -> Result<ExitCode> {
-    match info.kind.as_str() {
-        "run" | "replay" | "gateway" => report_run(st, info, format, out, max_detail, fail_on),
-        "redteam" | "redteam-replay" => report_redteam(st, info, format, out, max_detail, fail_on),
-        "privilege" => report_privilege(st, info, format, out, max_detail, fail_on),
-        other => bail!(
-            "run {} is a `{other}` run, which this build cannot report on",
-            info.id
-        ),
+    match info.kind {
+        RunKind::Run | RunKind::Replay | RunKind::Gateway => {
+            report_run(st, info, format, out, max_detail, fail_on)
+        }
+        RunKind::Redteam | RunKind::RedteamReplay => {
+            report_redteam(st, info, format, out, max_detail, fail_on)
+        }
+        RunKind::Privilege => report_privilege(st, info, format, out, max_detail, fail_on),
     }
 }
 
@@ -575,11 +575,11 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
 
 /// Replays `info` (a run or a red team): re-judges it as a new run.
 fn replay(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<ExitCode> {
-    if info.kind == "redteam" || info.kind == "redteam-replay" {
+    if info.kind == RunKind::Redteam || info.kind == RunKind::RedteamReplay {
         return replay_redteam(st, info, fail_on);
     }
     let gates = parse_gates(fail_on, gauntlet_report::gate::RUN_METRICS)?;
-    if info.kind != "run" && info.kind != "replay" {
+    if info.kind != RunKind::Run && info.kind != RunKind::Replay {
         bail!(
             "run {} is a `{}` run; replay re-judges safety-case and red-team runs",
             info.id,
@@ -822,7 +822,9 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
             let mut sharded: Vec<RunInfo> = store
                 .runs()?
                 .into_iter()
-                .filter(|r| (r.kind == "run" || r.kind == "redteam") && r.shard().is_some())
+                .filter(|r| {
+                    matches!(r.kind, RunKind::Run | RunKind::Redteam) && r.shard().is_some()
+                })
                 .collect();
             match sharded.len() {
                 1 => sharded.remove(0),
@@ -841,7 +843,7 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
             }
         }
     };
-    if info.kind != "run" && info.kind != "redteam" {
+    if info.kind != RunKind::Run && info.kind != RunKind::Redteam {
         bail!(
             "{spec}: run {} is a `{}` run; only `gauntlet run` and `gauntlet redteam` shards merge",
             info.id,
@@ -984,7 +986,7 @@ fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String
     shards.sort_by_key(|s| s.shard.index);
     let of = shards[0].shard.of;
     let (header_v, args) = one_run(&shards)?;
-    if shards[0].info.kind == "redteam" {
+    if shards[0].info.kind == RunKind::Redteam {
         return merge_redteam(st, &shards, &header_v, &args, out);
     }
     let header: RunHeader = serde_json::from_value(header_v.clone())
@@ -1172,8 +1174,8 @@ fn merge_redteam(
 /// replay its original again.
 pub(crate) fn how_to_resume(info: &gauntlet_store::RunInfo, store: &std::path::Path) -> String {
     let flag = store_flag(store);
-    match info.kind.as_str() {
-        "replay" | "redteam-replay" => {
+    match info.kind {
+        RunKind::Replay | RunKind::RedteamReplay => {
             let original = info.args["replay_of"].as_str().unwrap_or("ORIGINAL_RUN_ID");
             format!(
                 "a replay is not resumed; `gauntlet replay {original}{flag}` replays its original again"

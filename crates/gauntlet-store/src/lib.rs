@@ -245,6 +245,21 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// Every kind.
+    pub const ALL: [RunKind; 6] = [
+        RunKind::Run,
+        RunKind::Redteam,
+        RunKind::Privilege,
+        RunKind::Replay,
+        RunKind::RedteamReplay,
+        RunKind::Gateway,
+    ];
+
+    /// The kind stored as `name`, if this version knows it.
+    pub fn parse(name: &str) -> Option<RunKind> {
+        RunKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The stored name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -256,8 +271,9 @@ impl RunStatus {
     }
 }
 
-/// A job's kind, as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A job's kind, as stored (and printed: `run`, `redteam`, `privilege`, `replay`, `redteam-replay`, `gateway`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RunKind {
     /// `gauntlet run`.
     Run,
@@ -287,6 +303,21 @@ impl RunKind {
         }
     }
 
+    /// Every kind.
+    pub const ALL: [RunKind; 6] = [
+        RunKind::Run,
+        RunKind::Redteam,
+        RunKind::Privilege,
+        RunKind::Replay,
+        RunKind::RedteamReplay,
+        RunKind::Gateway,
+    ];
+
+    /// The kind stored as `name`, if this version knows it.
+    pub fn parse(name: &str) -> Option<RunKind> {
+        RunKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The stored name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -300,13 +331,19 @@ impl RunKind {
     }
 }
 
+impl std::fmt::Display for RunKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A run's row.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RunInfo {
     /// The run id.
     pub id: String,
-    /// `run`, `redteam`, `privilege` or `replay`.
-    pub kind: String,
+    /// The job that made it.
+    pub kind: RunKind,
     /// `running` (or crashed: resume it), `complete` or `failed`.
     pub status: String,
     /// When it was created (UTC, RFC 3339).
@@ -551,7 +588,19 @@ impl Store {
         let parse = |s: String| serde_json::from_str(&s).unwrap_or(Value::String(s));
         Ok(RunInfo {
             id: row.get(0)?,
-            kind: row.get(1)?,
+            kind: {
+                let name: String = row.get(1)?;
+                RunKind::parse(&name).ok_or_else(|| {
+                    let why = format!(
+                        "a run of kind `{name}`, which this version of Gauntlet does not know"
+                    );
+                    rusqlite::Error::FromSqlConversionFailure(
+                        1,
+                        rusqlite::types::Type::Text,
+                        why.into(),
+                    )
+                })?
+            },
             status: row.get(2)?,
             created: row.get(3)?,
             updated: row.get(4)?,
@@ -1178,10 +1227,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn run_kinds_are_read_back_and_an_unknown_one_is_named() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::open(&dir.path().join("g.db")).unwrap_or_else(|e| panic!("{e}"));
+        for kind in RunKind::ALL {
+            let id = s
+                .create_run(kind, &Value::Null, &Value::Null, 1)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(s.run(&id).map(|r| r.kind).ok(), Some(kind));
+            assert_eq!(RunKind::parse(kind.as_str()), Some(kind));
+            assert_eq!(serde_json::json!(kind), serde_json::json!(kind.as_str()));
+        }
+        let id = s
+            .create_run(RunKind::Run, &Value::Null, &Value::Null, 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.conn
+            .execute("UPDATE runs SET kind = 'sweep' WHERE id = ?1", [&id])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let e = s.run(&id).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("`sweep`") && e.contains("does not know"), "{e}");
+    }
+
+    #[test]
     fn a_runs_shard_and_suites_are_read_from_its_header_and_arguments() {
         let info = |args: serde_json::Value, header: serde_json::Value| RunInfo {
             id: "r1".into(),
-            kind: "run".into(),
+            kind: RunKind::Run,
             status: "complete".into(),
             created: String::new(),
             updated: String::new(),
