@@ -1330,7 +1330,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
         }
         // A --config given now wins (the stored path may not resolve from here).
         job = PrivilegeJob {
-            config: job.config.or(was.config.clone()),
+            config: job.config.or(was.config),
             ..was
         };
         resumed = Some(info);

@@ -245,21 +245,6 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
-    /// Every kind.
-    pub const ALL: [RunKind; 6] = [
-        RunKind::Run,
-        RunKind::Redteam,
-        RunKind::Privilege,
-        RunKind::Replay,
-        RunKind::RedteamReplay,
-        RunKind::Gateway,
-    ];
-
-    /// The kind stored as `name`, if this version knows it.
-    pub fn parse(name: &str) -> Option<RunKind> {
-        RunKind::ALL.into_iter().find(|k| k.as_str() == name)
-    }
-
     /// The stored name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -592,7 +577,8 @@ impl Store {
                 let name: String = row.get(1)?;
                 RunKind::parse(&name).ok_or_else(|| {
                     let why = format!(
-                        "a run of kind `{name}`, which this version of Gauntlet does not know"
+                        "a run of kind `{name}`, which this version of Gauntlet does not know: a newer \
+                         one recorded it; upgrade Gauntlet"
                     );
                     rusqlite::Error::FromSqlConversionFailure(
                         1,
@@ -1245,7 +1231,10 @@ mod tests {
             .execute("UPDATE runs SET kind = 'sweep' WHERE id = ?1", [&id])
             .unwrap_or_else(|e| panic!("{e}"));
         let e = s.run(&id).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.contains("`sweep`") && e.contains("does not know"), "{e}");
+        assert!(
+            e.contains("`sweep`") && e.contains("does not know") && e.contains("upgrade Gauntlet"),
+            "{e}"
+        );
     }
 
     #[test]
