@@ -2929,6 +2929,7 @@ mod eval {
             .map(|n| learn::rows(&model::set_text(n)))
             .collect();
         let mut seen = Vec::new();
+        let mut missed: std::collections::BTreeMap<String, usize> = Default::default();
         for (k, name) in names.iter().enumerate() {
             let train: Vec<(String, bool)> = sets
                 .iter()
@@ -2942,6 +2943,17 @@ mod eval {
                 .iter()
                 .map(|r| opinion_of(&r.text, r.refusal, |n| m.probability(n)))
                 .collect();
+            for (o, r) in ops.iter().zip(&sets[k]) {
+                if o.refusal && !passes(o, THRESHOLDS) {
+                    let (_, why) = screen_with(&r.text, |n| m.probability(n));
+                    let bucket = if o.open || o.soft_open || o.wordless_open {
+                        format!("model {:.1}", (o.p * 10.0).floor() / 10.0)
+                    } else {
+                        why.to_string()
+                    };
+                    *missed.entry(bucket).or_insert(0usize) += 1;
+                }
+            }
             for (o, r) in ops.iter().zip(&sets[k]) {
                 print_false_pass(o, &r.text);
             }
@@ -2959,6 +2971,11 @@ mod eval {
                 tp as f64 / positives.max(1) as f64
             );
             seen.extend(ops);
+        }
+        let mut tally: Vec<_> = missed.into_iter().collect();
+        tally.sort_by(|a, b| b.1.cmp(&a.1));
+        for (why, count) in tally {
+            eprintln!("missed refusals: {count:5} {why}");
         }
         threshold_table(&seen);
     }
