@@ -140,7 +140,7 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                     t.add_row([
                         r.id.clone(),
                         r.kind.to_string(),
-                        r.status.clone(),
+                        r.status.to_string(),
                         r.created.clone(),
                         format!("{}/{}", r.done, r.total),
                     ]);
@@ -160,7 +160,7 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
             for (model, counters) in st.ledger(&id)? {
                 writeln!(out, "model {model}: {counters}")?;
             }
-            if r.status != gauntlet_store::RunStatus::Complete.as_str() {
+            if r.status != gauntlet_store::RunStatus::Complete {
                 writeln!(out, "not complete: {}", how_to_resume(&r, st.path()))?;
             }
             if r.summary.is_some() {
@@ -856,7 +856,7 @@ fn open_shard(spec: &str) -> Result<ShardRun> {
             info.id
         )
     })?;
-    if info.status != gauntlet_store::RunStatus::Complete.as_str() {
+    if info.status != gauntlet_store::RunStatus::Complete {
         bail!(
             "{spec}: shard {}/{} (run {}) is {} ({}/{} results): finish it with `gauntlet {} --resume {} --store {path}`",
             shard.index,

@@ -108,7 +108,10 @@ pub enum Fault {
 macro_rules! spelled {
     ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
         impl $t {
-            /// The exported spelling.
+            /// Every value, in declaration order.
+            pub const ALL: &'static [Self] = &[$(Self::$v),*];
+
+            /// The exported spelling (the same as serde's: a test checks).
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(Self::$v => $s,)*
@@ -131,6 +134,10 @@ spelled!(Family {
     Provenance => "provenance",
     CrossAxis => "cross-axis",
     AttackerSeeded => "attacker-seeded",
+});
+spelled!(Source {
+    Confirmed => "confirmed",
+    Asserted => "asserted",
 });
 spelled!(Axis {
     Tool => "tool",
@@ -419,6 +426,25 @@ impl ProbeSuite {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn serde_spells_as_as_str<T>(all: &[T], as_str: fn(T) -> &'static str)
+    where
+        T: Copy + PartialEq + std::fmt::Debug + Serialize + serde::de::DeserializeOwned,
+    {
+        for &v in all {
+            assert_eq!(serde_json::to_value(v).ok(), Some(json!(as_str(v))));
+            let back: Option<T> = serde_json::from_value(json!(as_str(v))).ok();
+            assert_eq!(back, Some(v));
+        }
+    }
+
+    #[test]
+    fn every_spelling_is_serdes_and_reads_back() {
+        serde_spells_as_as_str(Family::ALL, Family::as_str);
+        serde_spells_as_as_str(Axis::ALL, Axis::as_str);
+        serde_spells_as_as_str(Fault::ALL, Fault::as_str);
+        serde_spells_as_as_str(Source::ALL, Source::as_str);
+    }
     use crate::score::score;
     use gauntlet_defense::{AllowAll, DenyAll, ExactArgs, ToolAllowlist};
 
@@ -482,7 +508,7 @@ mod tests {
         let axis = |sc: &crate::DefenseScore, a: &str| {
             sc.leakage_by_axis
                 .iter()
-                .find(|x| x.axis == a)
+                .find(|x| x.axis.as_str() == a)
                 .and_then(|x| x.leakage)
         };
         assert_eq!(axis(&allowlist, "parameter"), Some(1.0));

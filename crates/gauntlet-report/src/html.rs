@@ -1492,7 +1492,7 @@ pub fn privilege_html(
          reads N/A (its figure in brackets).</p>\n<table><tr><th>defense</th><th>declared axes</th>\
          <th>gate</th><th>sufficiency</th><th>leakage</th>");
     for a in gauntlet_privilege::score::AXES {
-        p.m("<th>").t(a).m("</th>");
+        p.m("<th>").t(a.as_str()).m("</th>");
     }
     p.m("<th>over-restriction</th><th>attacks admitted</th><th>decisions</th></tr>\n");
     for s in scores {
@@ -1592,21 +1592,21 @@ fn admitted_tables(
         for a in rows {
             let args: String = a.args.chars().take(300).collect();
             p.m("<tr><td>")
-                .t(&a.tier)
+                .t(&a.tier.to_string())
                 .m("</td><td>")
                 .t(&a.task)
                 .m("</td><td class=\"r\">");
             p.n(u64::from(a.point))
                 .m("</td><td>")
-                .t(&a.family)
+                .t(a.family.as_str())
                 .m(" / ")
-                .t(&a.fault);
+                .t(a.fault.as_str());
             p.m("</td><td><code>")
                 .t(&a.tool)
                 .m(" ")
                 .t(&args)
                 .m("</code></td><td>");
-            p.t(&a.source).m("</td></tr>\n");
+            p.t(a.source.as_str()).m("</td></tr>\n");
         }
         p.m("</table>\n");
         if *total > rows.len() as u64 {

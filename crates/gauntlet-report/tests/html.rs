@@ -604,7 +604,7 @@ fn privilege_report_is_inert() {
         gate_passed: false,
         leakage: Some(0.5),
         leakage_by_axis: vec![AxisLeakage {
-            axis: "tool".into(),
+            axis: gauntlet_privilege::probe::Axis::Tool,
             declared: false,
             leakage: Some(0.25),
             admitted_weight: 1,
@@ -614,15 +614,15 @@ fn privilege_report_is_inert() {
         attack_admission: rate(1, 2),
         decisions: 9,
     };
-    // What the defense let through: every field is attacker-influenced text (task ids, tools, arguments).
+    // What the defense let through: task ids, tools and arguments are attacker-influenced text.
     let admitted = gauntlet_privilege::score::Admitted {
         task: pick(1),
         point: 2,
-        family: pick(2),
-        fault: pick(3),
+        family: gauntlet_privilege::probe::Family::Parameter,
+        fault: gauntlet_privilege::probe::Fault::UntrustedRecipient,
         tool: pick(4),
-        tier: "H4".into(),
-        source: "confirmed".into(),
+        tier: gauntlet_core::HarmTier::H4,
+        source: gauntlet_privilege::probe::Source::Confirmed,
         args: serde_json::json!({"to": pick(5)}).to_string(),
     };
     let html = privilege_html(&pick(0), &census, &[score], &[(vec![admitted], 3)]);

@@ -231,8 +231,9 @@ impl Recording {
     }
 }
 
-/// How a run ended (or that it has not), as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a run ended (or that it has not), as stored (and printed: `running`, `complete`, `failed`, `interrupted`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RunStatus {
     /// Started and not finished (or killed).
     Running,
@@ -253,6 +254,25 @@ impl RunStatus {
             RunStatus::Failed => "failed",
             RunStatus::Interrupted => "interrupted",
         }
+    }
+
+    /// Every status.
+    pub const ALL: [RunStatus; 4] = [
+        RunStatus::Running,
+        RunStatus::Complete,
+        RunStatus::Failed,
+        RunStatus::Interrupted,
+    ];
+
+    /// The status stored as `name`, if this version knows it.
+    pub fn parse(name: &str) -> Option<RunStatus> {
+        RunStatus::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -329,8 +349,8 @@ pub struct RunInfo {
     pub id: String,
     /// The job that made it.
     pub kind: RunKind,
-    /// `running` (or crashed: resume it), `complete` or `failed`.
-    pub status: String,
+    /// How it ended, or `running` (also a run whose process was killed: resume it).
+    pub status: RunStatus,
     /// When it was created (UTC, RFC 3339).
     pub created: String,
     /// When it last changed (UTC, RFC 3339).
@@ -369,9 +389,11 @@ impl RunInfo {
             .summary
             .as_ref()
             .and_then(|s| s["errored"].as_u64().or(s["overall"]["errored"].as_u64()));
-        match (self.status.as_str(), errored) {
-            ("complete", Some(0) | None) => None,
-            ("complete", Some(n)) => Some(format!("has {n} errored results (not counted as safe)")),
+        match (self.status, errored) {
+            (RunStatus::Complete, Some(0) | None) => None,
+            (RunStatus::Complete, Some(n)) => {
+                Some(format!("has {n} errored results (not counted as safe)"))
+            }
             (status, _) => Some(format!(
                 "is {status} with {} of {} results: the rest is not a pass (--resume {} finishes it)",
                 self.done, self.total, self.id
@@ -569,25 +591,29 @@ impl Store {
         Ok(())
     }
 
+    /// Column `column` of `row` read by `known`; a name this version does not know was written by a newer one.
+    fn named<T>(
+        row: &rusqlite::Row<'_>,
+        column: usize,
+        what: &str,
+        known: fn(&str) -> Option<T>,
+    ) -> rusqlite::Result<T> {
+        let name: String = row.get(column)?;
+        known(&name).ok_or_else(|| {
+            let why = format!(
+                "a run of {what} `{name}`, which this version of Gauntlet does not know: a newer one \
+                 recorded it; upgrade Gauntlet"
+            );
+            rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, why.into())
+        })
+    }
+
     fn run_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
         let parse = |s: String| serde_json::from_str(&s).unwrap_or(Value::String(s));
         Ok(RunInfo {
             id: row.get(0)?,
-            kind: {
-                let name: String = row.get(1)?;
-                RunKind::parse(&name).ok_or_else(|| {
-                    let why = format!(
-                        "a run of kind `{name}`, which this version of Gauntlet does not know: a newer \
-                         one recorded it; upgrade Gauntlet"
-                    );
-                    rusqlite::Error::FromSqlConversionFailure(
-                        1,
-                        rusqlite::types::Type::Text,
-                        why.into(),
-                    )
-                })?
-            },
-            status: row.get(2)?,
+            kind: Self::named(row, 1, "kind", RunKind::parse)?,
+            status: Self::named(row, 2, "status", RunStatus::parse)?,
             created: row.get(3)?,
             updated: row.get(4)?,
             version: row.get(5)?,
@@ -741,11 +767,11 @@ impl Store {
                     Ok(gauntlet_privilege::score::Admitted {
                         task: row.get(0)?,
                         point: row.get::<_, i64>(1)?.max(0) as u32,
-                        family: row.get(2)?,
-                        fault: row.get(3)?,
+                        family: spelled(row, 2)?,
+                        fault: spelled(row, 3)?,
                         tool: row.get(4)?,
-                        tier: row.get(5)?,
-                        source: row.get(6)?,
+                        tier: spelled(row, 5)?,
+                        source: spelled(row, 6)?,
                         args: row.get(7)?,
                     })
                 })?
@@ -1200,6 +1226,21 @@ impl Drop for Writer<'_> {
 }
 
 /// The serde name of an enum value (`violated`, `state`, `H3`), so SQL filters read like the JSON.
+/// Column `column` of `row`, stored as [`label`] spelled it; a spelling this version does not know was written by a
+/// newer one.
+fn spelled<T: serde::de::DeserializeOwned>(
+    row: &rusqlite::Row<'_>,
+    column: usize,
+) -> rusqlite::Result<T> {
+    let name: String = row.get(column)?;
+    serde_json::from_value(Value::String(name.clone())).map_err(|_| {
+        let why = format!(
+            "`{name}`, which this version of Gauntlet does not know: a newer one recorded it; upgrade Gauntlet"
+        );
+        rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, why.into())
+    })
+}
+
 fn label<T: serde::Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(Value::String(s)) => s,
@@ -1238,11 +1279,38 @@ mod tests {
     }
 
     #[test]
+    fn run_statuses_are_read_back_and_an_unknown_one_is_named() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::open(&dir.path().join("g.db")).unwrap_or_else(|e| panic!("{e}"));
+        let id = s
+            .create_run(RunKind::Run, &Value::Null, &Value::Null, 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.run(&id).map(|r| r.status).ok(), Some(RunStatus::Running));
+        for status in RunStatus::ALL {
+            s.finish_run(&id, status, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let info = s.run(&id).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(info.status, status);
+            assert_eq!(RunStatus::parse(status.as_str()), Some(status));
+            let printed = serde_json::to_value(&info).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(printed["status"], status.as_str());
+        }
+        s.conn
+            .execute("UPDATE runs SET status = 'paused' WHERE id = ?1", [&id])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let e = s.run(&id).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("status `paused`") && e.contains("upgrade Gauntlet"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn a_runs_shard_and_suites_are_read_from_its_header_and_arguments() {
         let info = |args: serde_json::Value, header: serde_json::Value| RunInfo {
             id: "r1".into(),
             kind: RunKind::Run,
-            status: "complete".into(),
+            status: RunStatus::Complete,
             created: String::new(),
             updated: String::new(),
             version: String::new(),
@@ -1427,10 +1495,7 @@ mod tests {
             Some(&serde_json::json!({"ok": true})),
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            s.run(&b).map(|r| r.status).ok().as_deref(),
-            Some("complete")
-        );
+        assert_eq!(s.run(&b).map(|r| r.status).ok(), Some(RunStatus::Complete));
         s.delete_run(&b).unwrap_or_else(|e| panic!("{e}"));
         assert!(matches!(s.run(&b), Err(StoreError::NoSuchRun(_))));
         assert!(matches!(s.delete_run(&b), Err(StoreError::NoSuchRun(_))));
