@@ -1,5 +1,6 @@
-//! Ctrl-C during a job: once the job's run is recorded, the run is marked `interrupted` in the store and the
-//! command that resumes it is printed; the process exits 130 either way. What was stored stays; `--resume` runs the
+//! Ctrl-C during a job: the `--json` document is closed with `"stopped": "interrupted"` (so it still parses); once the
+//! job's run is recorded, the run is marked `interrupted` in the store and the command that resumes it is printed;
+//! the process exits 130 either way. What was stored stays; `--resume` runs the
 //! rest. A second Ctrl-C while the store is being marked (a writer may hold it for a moment) exits at once.
 
 use std::path::PathBuf;
@@ -17,6 +18,19 @@ struct Recording {
 
 static RECORDING: Mutex<Option<Recording>> = Mutex::new(None);
 
+/// What closes the job's `--json` document.
+static CLOSE: Mutex<Option<Box<dyn FnOnce() + Send>>> = Mutex::new(None);
+
+/// From now on, Ctrl-C closes `doc` (as stopped by an interrupt) before anything else.
+pub fn closes<W: std::io::Write + Send + 'static>(doc: &gauntlet_report::json::SharedDoc<W>) {
+    let doc = doc.clone();
+    if let Ok(mut c) = CLOSE.lock() {
+        *c = Some(Box::new(move || {
+            drop(doc.finish("stopped", &"interrupted"))
+        }));
+    }
+}
+
 /// Handles Ctrl-C from now on (call it when a job starts, before anything is recorded).
 pub fn install() {
     let spawned = std::thread::Builder::new()
@@ -31,6 +45,9 @@ pub fn install() {
             rt.block_on(async {
                 if tokio::signal::ctrl_c().await.is_err() {
                     return;
+                }
+                if let Some(close) = CLOSE.lock().ok().and_then(|mut c| c.take()) {
+                    close();
                 }
                 let recording = RECORDING.lock().ok().and_then(|mut r| r.take());
                 let Some(Recording { store, id, kind }) = recording else {

@@ -914,13 +914,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             );
         }
     };
-    let mut json_sink = match &a.json {
-        Some(path) => Some(
-            gauntlet_report::JsonSink::start(json_out(path)?, &header)
-                .with_context(|| format!("--json: cannot write {}", path.display()))?,
-        ),
-        None => None,
-    };
+    let mut json_sink = json_document(a.json.as_deref(), &header, "episodes")?;
     let mut store_sink = match (&store, &run_id) {
         (Some(st), Some(id)) => Some(StoreSink {
             writer: st.writer(id).with_ledger(models.ledger_source()),
@@ -958,7 +952,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     if let Err(e) = &result
         && let Some(j) = json_sink.take()
     {
-        let _ = j.stopped(&e.to_string());
+        let _ = j.finish("stopped", &e.to_string());
     }
     if let Some(mut s) = store_sink {
         s.writer.commit()?;
@@ -977,7 +971,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         }
     };
     if let (Some(j), Some(path)) = (json_sink, &a.json) {
-        j.finish(&summary)
+        j.finish("summary", &summary)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     finish_recorded(
@@ -1859,33 +1853,25 @@ fn stored_case(
     serde_json::from_str(&raw).map_err(std::io::Error::other)
 }
 
-/// The `--json` document at `path`: the head's fields, then the `list` of results as they come.
+/// The `--json` document at `path`, if one is asked for: the head's fields, then the `list` of results as they come;
+/// Ctrl-C closes it.
 fn json_document(
-    path: &std::path::Path,
+    path: Option<&std::path::Path>,
     head: &impl serde::Serialize,
     list: &str,
-) -> Result<gauntlet_report::json::Streamed<JsonOut>> {
-    Ok(gauntlet_report::json::Streamed::start(
-        json_out(path)?,
-        head,
-        list,
-    )?)
+) -> Result<Option<gauntlet_report::json::SharedDoc<gauntlet_report::JsonOut>>> {
+    let Some(path) = path else { return Ok(None) };
+    let doc = gauntlet_report::json::Streamed::start(json_out(path)?, head, list)
+        .with_context(|| format!("--json: cannot write {}", path.display()))?;
+    let doc = gauntlet_report::json::SharedDoc::new(doc);
+    interrupt::closes(&doc);
+    Ok(Some(doc))
 }
 
-/// Where a `--json` document goes: the file, or standard output for `-`.
-type JsonOut = std::io::BufWriter<Box<dyn Write + Send>>;
-
-/// Opens a `--json` destination: `-` is standard output (the job's tables then go to standard error).
-fn json_out(path: &std::path::Path) -> Result<JsonOut> {
-    let w: Box<dyn Write + Send> = if path.as_os_str() == "-" {
-        Box::new(std::io::stdout())
-    } else {
-        Box::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("--json: cannot create {}", path.display()))?,
-        )
-    };
-    Ok(std::io::BufWriter::new(w))
+/// Opens a `--json` destination ([`gauntlet_report::json_out`]).
+fn json_out(path: &std::path::Path) -> Result<gauntlet_report::JsonOut> {
+    gauntlet_report::json_out(path)
+        .with_context(|| format!("--json: cannot create {}", path.display()))
 }
 
 /// Stores one red-team case as it completes.
@@ -1992,11 +1978,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         (Some(st), Some(id)) => Some(st.writer(id).with_ledger(models.ledger_source())),
         _ => None,
     };
-    let mut writer = a
-        .json
-        .as_deref()
-        .map(|p| json_document(p, &head, "cases"))
-        .transpose()?;
+    let mut writer = json_document(a.json.as_deref(), &head, "cases")?;
     let mut seen = CasesSeen {
         causes: Default::default(),
         tally: Default::default(),

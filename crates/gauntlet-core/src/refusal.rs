@@ -2973,7 +2973,7 @@ mod eval {
             seen.extend(ops);
         }
         let mut tally: Vec<_> = missed.into_iter().collect();
-        tally.sort_by(|a, b| b.1.cmp(&a.1));
+        tally.sort_by_key(|t| std::cmp::Reverse(t.1));
         for (why, count) in tally {
             eprintln!("missed refusals: {count:5} {why}");
         }

@@ -4,6 +4,7 @@
 use gauntlet_cases::{EpisodeRecord, EpisodeSink, RunConfig, Summary};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 /// The schema identifier of the document.
 pub const SCHEMA: &str = "gauntlet.run/v1";
@@ -63,6 +64,50 @@ impl<W: Write> Streamed<W> {
         writeln!(self.out, "}}")?;
         self.out.flush()?;
         Ok(self.out)
+    }
+}
+
+/// A [`Streamed`] document that another thread may close early (the Ctrl-C handler, so that what was written still
+/// parses): each item is written whole under a lock, and once the document is closed, later items and closes are
+/// dropped. Clones share the document.
+pub struct SharedDoc<W: Write>(Arc<Mutex<Option<Streamed<W>>>>);
+
+impl<W: Write> Clone for SharedDoc<W> {
+    fn clone(&self) -> Self {
+        SharedDoc(Arc::clone(&self.0))
+    }
+}
+
+impl<W: Write> SharedDoc<W> {
+    /// Shares `doc`.
+    pub fn new(doc: Streamed<W>) -> SharedDoc<W> {
+        SharedDoc(Arc::new(Mutex::new(Some(doc))))
+    }
+
+    // A writer that panicked mid-item cannot have left less than the lock protects: the next close still ends the
+    // document, so a poisoned lock is used as it is.
+    fn doc(&self) -> std::sync::MutexGuard<'_, Option<Streamed<W>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Appends an item, unless the document is closed.
+    pub fn item(&self, item: &impl Serialize) -> std::io::Result<()> {
+        match self.doc().as_mut() {
+            Some(d) => d.item(item),
+            None => Ok(()),
+        }
+    }
+
+    /// Closes the document with the closing field `key` (see [`Streamed::finish`]) and returns its writer, unless
+    /// someone closed it first (`None`).
+    pub fn finish(&self, key: &str, value: &impl Serialize) -> std::io::Result<Option<W>> {
+        self.doc().take().map(|d| d.finish(key, value)).transpose()
+    }
+}
+
+impl<W: Write> EpisodeSink for SharedDoc<W> {
+    fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()> {
+        self.item(record)
     }
 }
 
@@ -143,6 +188,28 @@ mod tests {
         assert_eq!(v["stopped"], "interrupted");
         assert_eq!(v["episodes"][0]["index"], 0);
         assert!(v.get("summary").is_none());
+    }
+
+    #[test]
+    fn a_shared_document_closed_by_another_thread_still_parses_and_drops_later_items() {
+        let head = serde_json::json!({"schema": "gauntlet.run/v1"});
+        let doc = Streamed::start(Vec::new(), &head, "episodes").unwrap_or_else(|e| panic!("{e}"));
+        let doc = super::SharedDoc::new(doc);
+        doc.item(&serde_json::json!({"index": 0}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let closer = doc.clone();
+        let out = std::thread::spawn(move || closer.finish("stopped", &"interrupted"))
+            .join()
+            .unwrap_or_else(|_| panic!("the closing thread panicked"))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("the first close returns the writer"));
+        doc.item(&serde_json::json!({"index": 1}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let again = doc.finish("summary", &0).unwrap_or_else(|e| panic!("{e}"));
+        assert!(again.is_none());
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(v["stopped"], "interrupted");
+        assert_eq!(v["episodes"].as_array().map(Vec::len), Some(1));
     }
 
     #[derive(serde::Serialize)]

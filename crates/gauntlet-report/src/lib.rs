@@ -12,6 +12,6 @@ pub mod table;
 
 pub use json::JsonSink;
 pub use table::{
-    print_redteam, print_run, privilege_table, redteam_table, risk_env_table, rung_table,
-    tables_out, target_setting_table,
+    JsonOut, json_out, print_redteam, print_run, privilege_table, redteam_table, risk_env_table,
+    rung_table, tables_out, target_setting_table,
 };

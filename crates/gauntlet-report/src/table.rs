@@ -339,6 +339,20 @@ pub fn print_redteam(
     Ok(())
 }
 
+/// Where a `--json` document goes: the file, or standard output for `-`.
+pub type JsonOut = std::io::BufWriter<Box<dyn std::io::Write + Send>>;
+
+/// Opens a `--json` destination: `-` is standard output (the job's tables then go to standard error, see
+/// [`tables_out`]).
+pub fn json_out(path: &std::path::Path) -> std::io::Result<JsonOut> {
+    let w: Box<dyn std::io::Write + Send> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdout())
+    } else {
+        Box::new(std::fs::File::create(path)?)
+    };
+    Ok(std::io::BufWriter::new(w))
+}
+
 /// Where a job prints its tables: standard output, or standard error when `--json -` has taken standard output.
 pub fn tables_out(json: Option<&std::path::Path>) -> Box<dyn std::io::Write> {
     match json {

@@ -450,8 +450,10 @@ impl Store {
         // WAL: readers (`runs list` while a run writes) never block the writer; NORMAL sync is durable across a
         // process crash, which is what resume is for (a power cut may lose the last commits, never corrupt).
         // Large pages suit kilobyte-sized JSON records (set before the first table exists; ignored after).
+        // The busy timeout comes first: another process may be creating the same store (a `runs list` polling a
+        // run that is starting), and switching to WAL waits for its lock like any write.
         let r = self.conn.execute_batch(
-            "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000;",
+            "PRAGMA busy_timeout = 10000; PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
         );
         self.sql(r)?;
         let version: i64 = {
@@ -467,7 +469,11 @@ impl Store {
             });
         }
         for (i, m) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-            let tx = self.conn.transaction();
+            // Immediate: of two processes opening a new store at once, one migrates and the other, once it has the
+            // lock, finds the step done.
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate);
             let tx = match tx {
                 Ok(t) => t,
                 Err(source) => {
@@ -478,8 +484,14 @@ impl Store {
                 }
             };
             let r = tx
-                .execute_batch(m)
-                .and_then(|_| tx.pragma_update(None, "user_version", i as i64 + 1))
+                .query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))
+                .and_then(|now| {
+                    if now > i as i64 {
+                        return Ok(());
+                    }
+                    tx.execute_batch(m)
+                        .and_then(|_| tx.pragma_update(None, "user_version", i as i64 + 1))
+                })
                 .and_then(|_| tx.commit());
             r.map_err(|source| StoreError::Sqlite {
                 path: self.path.clone(),
@@ -1276,6 +1288,27 @@ mod tests {
             e.contains("`sweep`") && e.contains("does not know") && e.contains("upgrade Gauntlet"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn processes_opening_a_new_store_at_once_all_succeed() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("g.db");
+        let gate = std::sync::Barrier::new(8);
+        std::thread::scope(|scope| {
+            let opened: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        gate.wait();
+                        Store::open(&path).and_then(|s| s.runs().map(|r| r.len()))
+                    })
+                })
+                .collect();
+            for o in opened {
+                let o = o.join().unwrap_or_else(|_| panic!("an opener panicked"));
+                assert_eq!(o.map_err(|e| e.to_string()), Ok(0));
+            }
+        });
     }
 
     #[test]

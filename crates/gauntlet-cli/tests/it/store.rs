@@ -1031,12 +1031,14 @@ fn the_kubernetes_jobs_shard_and_merge_a_run_as_one_piece() {
 }
 
 #[test]
-fn ctrl_c_marks_the_run_interrupted_and_says_how_to_resume() {
+fn ctrl_c_marks_the_run_interrupted_closes_the_json_and_says_how_to_resume() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let store = s(&dir.path().join("g.db"));
     let suite = s(&fixture("mini/mail.credential-exfiltration.test.yaml"));
-    // An agent that never answers in time: the run is recorded, then waits.
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
+    let (json, started) = (dir.path().join("run.json"), dir.path().join("started"));
+    // An agent that says it started (so the run is recorded and its document open), then never answers in time.
+    let agent = format!("cmd:touch '{}' && sleep 20", started.display());
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
         .args([
             "run",
             "-q",
@@ -1045,11 +1047,13 @@ fn ctrl_c_marks_the_run_interrupted_and_says_how_to_resume() {
             "--suite",
             &suite,
             "--agent",
-            "cmd:sleep 20",
+            &agent,
             "--settings",
             "benign",
             "--timeout",
             "60",
+            "--json",
+            &s(&json),
         ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -1060,8 +1064,15 @@ fn ctrl_c_marks_the_run_interrupted_and_says_how_to_resume() {
     let id = loop {
         assert!(
             std::time::Instant::now() < deadline,
-            "the run was not recorded in 300 s"
+            "the run was not recorded, or its agent not started, in 300 s"
         );
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut err);
+            }
+            panic!("the run ended before it was interrupted ({status}): {err}");
+        }
         // Tolerant of a store that is still being created.
         let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
         let newest = stdout(&o)
@@ -1069,7 +1080,9 @@ fn ctrl_c_marks_the_run_interrupted_and_says_how_to_resume() {
             .next()
             .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
             .and_then(|v| v["id"].as_str().map(String::from));
-        if let Some(id) = newest {
+        if let Some(id) = newest
+            && started.exists()
+        {
             break id;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -1086,6 +1099,12 @@ fn ctrl_c_marks_the_run_interrupted_and_says_how_to_resume() {
     assert!(err.contains(&hint), "{err}");
     let o = gauntlet(&["runs", "show", &id, "--store", &store]);
     assert!(stdout(&o).contains("· interrupted ·"), "{}", stdout(&o));
+    // What was written still parses, and says why it ends early.
+    let doc = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{e}"));
+    let doc: serde_json::Value =
+        serde_json::from_str(&doc).unwrap_or_else(|e| panic!("{e}: {doc}"));
+    assert_eq!(doc["stopped"], "interrupted", "{doc}");
+    assert_eq!(doc["episodes"], serde_json::json!([]), "{doc}");
 }
 
 #[test]
