@@ -25,6 +25,18 @@ pub struct Loaded {
     pub files: usize,
 }
 
+impl Loaded {
+    /// The cases `ids` names, in that order (a stored run's, from its suites as they are now); the first id that
+    /// is not among them is the error.
+    pub fn pick(self, ids: &[String]) -> Result<Vec<Case>, String> {
+        let mut by_id: std::collections::HashMap<String, Case> =
+            self.cases.into_iter().map(|c| (c.id.clone(), c)).collect();
+        ids.iter()
+            .map(|id| by_id.remove(id).ok_or_else(|| id.clone()))
+            .collect()
+    }
+}
+
 fn collect(path: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     if path.is_dir() {
         let entries = match std::fs::read_dir(path) {

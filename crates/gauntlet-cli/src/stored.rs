@@ -235,38 +235,45 @@ fn errored_stored(info: &RunInfo, ignore_errors: bool) -> Option<ExitCode> {
 }
 
 /// The cases a stored run was planned with, in its order, loaded from its own suites.
+/// `what` of each of a run's cases, by id, as its case files say now; nothing (with a warning that says what is
+/// `lost`) when they cannot be read.
+fn by_case<T>(
+    info: &RunInfo,
+    header: &RunHeader,
+    lost: &str,
+    what: impl Fn(&PreparedCase) -> Option<T>,
+) -> std::collections::HashMap<String, T> {
+    match stored_cases(info, header) {
+        Ok(cases) => cases
+            .iter()
+            .filter_map(|c| what(c).map(|v| (c.case.id.clone(), v)))
+            .collect(),
+        Err(e) => {
+            eprintln!("warning: {lost}: {e:#}");
+            Default::default()
+        }
+    }
+}
+
+/// A stored run's cases, in its order, as its suites say now.
 fn stored_cases(info: &RunInfo, header: &RunHeader) -> Result<Vec<PreparedCase>> {
     // Every job that plans episodes stores its `suites` (a run's, a replay's, a gateway session's).
     let suites = info
         .suites()
         .with_context(|| format!("the stored suites of run {}", info.id))?;
-    let loaded = load_valid(&suites)?;
-    let mut by_id: std::collections::HashMap<String, gauntlet_cases::Case> = loaded
-        .cases
-        .into_iter()
-        .map(|c| (c.id.clone(), c))
-        .collect();
-    header
-        .cases
-        .iter()
-        .map(|id| {
-            by_id.remove(id).map(PreparedCase::new).with_context(|| {
-                format!(
-                    "run {}: case `{id}` is no longer in its suites ({})",
-                    info.id,
-                    if suites.is_empty() {
-                        "the built-in suite".to_string()
-                    } else {
-                        suites
-                            .iter()
-                            .map(|p| p.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    }
-                )
-            })
-        })
-        .collect()
+    let cases = load_valid(&suites)?.pick(&header.cases).map_err(|id| {
+        let from: Vec<String> = suites.iter().map(|p| p.display().to_string()).collect();
+        let from = if from.is_empty() {
+            "the built-in suite".into()
+        } else {
+            from.join(", ")
+        };
+        anyhow::anyhow!(
+            "run {}: case `{id}` is no longer in its suites ({from})",
+            info.id
+        )
+    })?;
+    Ok(cases.into_iter().map(PreparedCase::new).collect())
 }
 
 /// A stored run's summary; for a run that did not finish, folded from the episodes it stored.
@@ -356,21 +363,9 @@ fn report_run(
         }
         Format::Jsonl => {
             // Each line carries its case's attack plan, as the run's case files say it now.
-            let plans: std::collections::HashMap<String, String> = match stored_cases(info, &header)
-            {
-                Ok(cases) => cases
-                    .iter()
-                    .filter_map(|c| {
-                        serde_json::to_string(c.plan())
-                            .ok()
-                            .map(|p| (c.case.id.clone(), p))
-                    })
-                    .collect(),
-                Err(e) => {
-                    eprintln!("warning: lines carry no `plan`: {e:#}");
-                    Default::default()
-                }
-            };
+            let plans = by_case(info, &header, "lines carry no `plan`", |c| {
+                serde_json::to_string(c.plan()).ok()
+            });
             for r in &mut eps {
                 let line = serde_json::to_string(&r)?;
                 match plans.get(&r.case) {
@@ -386,8 +381,13 @@ fn report_run(
             gauntlet_report::markdown::run_markdown(&info.id, &header, &summary, &mut eps, &gates)
                 .as_bytes(),
         )?,
-        Format::Junit => out
-            .write_all(gauntlet_report::junit::run_junit(&info.id, &header, &mut eps).as_bytes())?,
+        Format::Junit => {
+            let files = by_case(info, &header, "test cases carry no `file`", |c| {
+                (!c.case.source.starts_with("builtin:")).then(|| c.case.source.clone())
+            });
+            let junit = gauntlet_report::junit::run_junit(&info.id, &header, &mut eps, &files);
+            out.write_all(junit.as_bytes())?
+        }
         Format::Html => out.write_all(
             gauntlet_report::html::run_html(
                 &info.id,

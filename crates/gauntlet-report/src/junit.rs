@@ -1,6 +1,6 @@
 //! JUnit XML for CI systems: one test suite per target × setting and in it one test case per case (repetitions
-//! folded in, their wall time as `time` when the store kept it), a violation a failure, an errored episode an
-//! error, an undetermined verdict skipped. Red-team runs: one test case per
+//! folded in, their wall time as `time` when the store kept it, the case's file as `file` when it came from one), a
+//! violation a failure, an errored episode an error, an undetermined verdict skipped. Red-team runs: one test case per
 //! red-team case, a failing judgement a failure.
 
 use crate::json::RunHeader;
@@ -95,14 +95,15 @@ impl Group {
         }
     }
 
-    /// Writes the test case; returns (failure, error, skipped).
-    fn write(&self, out: &mut String) -> (bool, bool, bool) {
+    /// Writes the test case, with its case's `file` if known; returns (failure, error, skipped).
+    fn write(&self, out: &mut String, file: Option<&str>) -> (bool, bool, bool) {
         let _ = write!(
             out,
-            "    <testcase classname=\"{}\" name=\"{} / {}\"{}>",
+            "    <testcase classname=\"{}\" name=\"{} / {}\"{}{}>",
             xml_escape(&self.case),
             self.setting,
             xml_escape(&self.target),
+            file.map_or_else(String::new, |f| format!(" file=\"{}\"", xml_escape(f))),
             time_attr(self.us)
         );
         let mut flags = (false, false, false);
@@ -187,10 +188,12 @@ fn document_of(name: &str, suites: &[Suite]) -> String {
 
 /// The run job's JUnit XML, from its episodes in run order (repetitions of a case are adjacent in run order): one
 /// test suite per target × setting, so that a CI system shows each target's results in each setting apart.
+/// `files` gives a case's file by its id (a built-in case has none).
 pub fn run_junit(
     run_id: &str,
     header: &RunHeader,
     episodes: &mut dyn Iterator<Item = EpisodeRecord>,
+    files: &std::collections::HashMap<String, String>,
 ) -> String {
     // Suites in the order their first episode comes, each with its test cases and counts.
     let mut suites: Vec<Suite> = Vec::new();
@@ -205,7 +208,7 @@ pub fn run_junit(
         };
         let (_, cases, counts, us) = &mut suites[at];
         *us = us.zip(g.us).map(|(a, b)| a.saturating_add(b));
-        let (f, e, s) = g.write(cases);
+        let (f, e, s) = g.write(cases, files.get(&g.case).map(String::as_str));
         counts[0] += 1;
         counts[1] += u64::from(f);
         counts[2] += u64::from(e);

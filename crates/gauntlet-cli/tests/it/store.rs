@@ -96,6 +96,12 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
         &junit[..400.min(junit.len())]
     );
     assert_eq!(junit.matches("<testcase ").count(), 512);
+    // Built-in cases come from no file of the user's.
+    assert!(
+        !junit.contains(" file=\""),
+        "{}",
+        &junit[..600.min(junit.len())]
+    );
 
     let html = report(&store, &id, "html");
     assert!(html.starts_with("<!DOCTYPE html>") || html.starts_with("<!doctype html>"));
@@ -1135,6 +1141,11 @@ fn report_and_replay_of_a_run_with_errored_episodes_exit_1_unless_told() {
     );
     let o = gauntlet(&["report", &id, "--store", &store, "--ignore-errors"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A case from a file names it in JUnit, for CI systems that annotate the file.
+    let o = gauntlet(&["report", &id, "--store", &store, "--format", "junit"]);
+    let file = fixture("mini/mail.credential-exfiltration.test.yaml");
+    let want = format!(" file=\"{}\"", file.display());
+    assert!(stdout(&o).contains(&want), "{want} in {}", stdout(&o));
     let o = gauntlet(&["replay", &id, "--store", &store]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
