@@ -388,16 +388,15 @@ fn report_run(
             let junit = gauntlet_report::junit::run_junit(&info.id, &header, &mut eps, &files);
             out.write_all(junit.as_bytes())?
         }
-        Format::Html => out.write_all(
-            gauntlet_report::html::run_html(
-                &info.id,
-                &header,
-                &summary,
-                &mut eps,
-                &gauntlet_report::html::HtmlOptions { max_detail },
-            )
-            .as_bytes(),
-        )?,
+        Format::Html => {
+            let slices = by_case(info, &header, "slice heatmaps lead nowhere", |c| {
+                Some(gauntlet_report::html::slice_keys(&c.case))
+            });
+            let opts = gauntlet_report::html::HtmlOptions { max_detail, slices };
+            let html =
+                gauntlet_report::html::run_html(&info.id, &header, &summary, &mut eps, &opts);
+            out.write_all(html.as_bytes())?
+        }
     }
     if let Some(e) = eps.error {
         return Err(e.into());
@@ -489,7 +488,7 @@ fn report_redteam(
                 &format!("Red team {}", info.id),
                 &report,
                 &mut cases,
-                &gauntlet_report::html::HtmlOptions { max_detail },
+                &gauntlet_report::html::HtmlOptions::detail(max_detail),
             );
             // A report missing cases is not written at all.
             if parse_error.is_none() {

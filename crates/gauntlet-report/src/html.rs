@@ -20,12 +20,34 @@ pub struct HtmlOptions {
     /// Episodes (or red-team cases) shown in full in the drill-down; the rest are counted, with a pointer to
     /// `gauntlet report RUN_ID --format jsonl`.
     pub max_detail: usize,
+    /// A run's cases by id: their risk group, environment and attack family (see [`slice_keys`]), so that the
+    /// slice heatmaps' cells lead to their episodes. Without it, only the target × setting cells do.
+    pub slices: HashMap<String, [String; 3]>,
 }
 
 impl Default for HtmlOptions {
     fn default() -> Self {
-        HtmlOptions { max_detail: 2000 }
+        HtmlOptions {
+            max_detail: 2000,
+            slices: HashMap::new(),
+        }
     }
+}
+
+impl HtmlOptions {
+    /// The defaults, with `max_detail` items shown in full.
+    pub fn detail(max_detail: usize) -> HtmlOptions {
+        HtmlOptions {
+            max_detail,
+            ..HtmlOptions::default()
+        }
+    }
+}
+
+/// A case's keys in the slice heatmaps: its risk group, environment and attack family.
+pub fn slice_keys(case: &gauntlet_cases::Case) -> [String; 3] {
+    let t = &case.taxonomy;
+    [t.risk_group.clone(), t.env.clone(), t.attack_family.clone()]
 }
 
 /// Source bytes of one text field (message, arguments, result, reply) shown before its middle is elided, so a
@@ -257,20 +279,47 @@ fn legend(p: &mut Page) {
 /// A heatmap: `rows` × `cols`, each cell coloured by its ASR bucket.
 /// The three slice heatmaps (risk × environment, environment × attack family, attack family × risk) of `whose`
 /// episodes.
-fn slices(p: &mut Page, whose: &str, cells: [&[gauntlet_cases::run::SliceCell]; 3]) {
+fn slices(
+    p: &mut Page,
+    whose: &str,
+    cells: [&[gauntlet_cases::run::SliceCell]; 3],
+    shown: &ShownBy,
+) {
     let titles = [
         ("Risk group × environment", "risk \\ env"),
         ("Environment × attack family", "env \\ attack"),
         ("Attack family × risk group", "attack \\ risk"),
     ];
-    for ((title, corner), cells) in titles.into_iter().zip(cells) {
+    for (slice, ((title, corner), cells)) in titles.into_iter().zip(cells).enumerate() {
         p.m("<h3>")
             .m(title)
             .m(" (attack settings, ")
             .t(whose)
             .m(")</h3>\n");
-        slice_heatmap(p, corner, cells);
+        let links = links_of(shown, |k| {
+            (k[0] == whose && k[1] == SLICES[slice]).then(|| (k[2].as_str(), k[3].as_str()))
+        });
+        slice_heatmap(p, corner, cells, &links);
     }
+}
+
+/// The slices' names in the table of their episodes.
+const SLICES: [&str; 3] = [
+    "risk × environment",
+    "environment × attack",
+    "attack × risk",
+];
+
+/// Row numbers of the table of shown episodes, by the heatmap cell that `cell` finds in a row's key.
+fn links_of<'a>(
+    shown: &'a ShownBy,
+    cell: impl Fn(&'a [String]) -> Option<(&'a str, &'a str)>,
+) -> HashMap<(&'a str, &'a str), usize> {
+    shown
+        .iter()
+        .enumerate()
+        .filter_map(|(n, (k, _))| cell(k).map(|c| (c, n)))
+        .collect()
 }
 
 fn heatmap(
@@ -279,7 +328,7 @@ fn heatmap(
     rows: &[&str],
     cols: &[&str],
     cells: &HashMap<(&str, &str), &Rate>,
-    links: Option<&HashMap<(&str, &str), usize>>,
+    links: (&'static str, &HashMap<(&str, &str), usize>),
 ) {
     if rows.is_empty() || cols.is_empty() {
         p.m("<p class=\"x\">No data.</p>\n");
@@ -308,9 +357,9 @@ fn heatmap(
             }
             p.m("\">");
             // A cell whose episodes are shown below links to their list.
-            let link = links.and_then(|l| l.get(&(*r, *c)));
+            let link = links.1.get(&(*r, *c));
             if let Some(n) = link {
-                p.m("<a href=\"#ts-").n(*n as u64).m("\">");
+                p.m("<a href=\"#").m(links.0).n(*n as u64).m("\">");
             }
             match rate.value {
                 Some(v) => p.pct(v),
@@ -325,7 +374,12 @@ fn heatmap(
 }
 
 /// A heatmap of a two-way slice; rows and columns sorted by name.
-fn slice_heatmap(p: &mut Page, corner: &str, cells: &[gauntlet_cases::run::SliceCell]) {
+fn slice_heatmap(
+    p: &mut Page,
+    corner: &str,
+    cells: &[gauntlet_cases::run::SliceCell],
+    links: &HashMap<(&str, &str), usize>,
+) {
     let rows: Vec<&str> = cells
         .iter()
         .map(|c| c.row.as_str())
@@ -342,7 +396,7 @@ fn slice_heatmap(p: &mut Page, corner: &str, cells: &[gauntlet_cases::run::Slice
         .iter()
         .map(|c| ((c.row.as_str(), c.col.as_str()), &c.asr))
         .collect();
-    heatmap(p, corner, &rows, &cols, &map, None);
+    heatmap(p, corner, &rows, &cols, &map, ("sl-", links));
 }
 
 /// The name serde gives a value (the one the JSON report uses), e.g. `verifier-fired`.
@@ -928,17 +982,22 @@ fn kv_table(p: &mut Page, rows: &[(&'static str, String)]) {
     p.m("</table>\n");
 }
 
-/// The episodes shown in detail, by (target, setting) in the order the cells first come: their indices, the
-/// violated and errored ones first.
-type ShownByCell = Vec<((String, String), Vec<(u8, usize)>)>;
+/// The episodes shown in detail, grouped by a key (its parts shown as the first columns of a table of links), in
+/// the order the keys first come: their indices, the violated and errored ones first.
+type ShownBy = Vec<(Vec<String>, Vec<(u8, usize)>)>;
 
-fn shown_by_cell(kept: &[(u8, EpisodeRecord)]) -> ShownByCell {
-    let mut cells: ShownByCell = Vec::new();
+/// The shown episodes grouped by every key `keys` gives each.
+fn shown_by(
+    kept: &[(u8, EpisodeRecord)],
+    keys: impl Fn(&EpisodeRecord) -> Vec<Vec<String>>,
+) -> ShownBy {
+    let mut cells: ShownBy = Vec::new();
     for (g, r) in kept {
-        let key = (r.target.clone(), r.setting.as_str().to_string());
-        match cells.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, list)) => list.push((*g, r.index)),
-            None => cells.push((key, vec![(*g, r.index)])),
+        for key in keys(r) {
+            match cells.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push((*g, r.index)),
+                None => cells.push((key, vec![(*g, r.index)])),
+            }
         }
     }
     for (_, list) in &mut cells {
@@ -947,24 +1006,58 @@ fn shown_by_cell(kept: &[(u8, EpisodeRecord)]) -> ShownByCell {
     cells
 }
 
-/// Links to the episodes shown in detail, per target × setting (the heatmap's cells lead here).
-fn shown_table(p: &mut Page, shown: &ShownByCell) {
+/// The slice cells an attack episode counts in: for all targets, and for its own when there are several.
+fn slice_cells(
+    r: &EpisodeRecord,
+    slices: &HashMap<String, [String; 3]>,
+    per_target: bool,
+) -> Vec<Vec<String>> {
+    let Some([risk, env, attack]) = slices.get(&r.case).filter(|_| r.setting.is_attack()) else {
+        return Vec::new();
+    };
+    let mut whose = vec!["all targets".to_string()];
+    if per_target {
+        whose.push(r.target.clone());
+    }
+    let cells = [(risk, env), (env, attack), (attack, risk)];
+    whose
+        .iter()
+        .flat_map(|w| {
+            SLICES.iter().zip(cells).map(|(slice, (row, col))| {
+                vec![w.clone(), slice.to_string(), row.clone(), col.clone()]
+            })
+        })
+        .collect()
+}
+
+/// A table of links to the shown episodes, one row per key: `heads` name the key's parts, and row `n` is anchored
+/// `{anchor}{n}` for the heatmap cells that lead to it.
+fn shown_table(
+    p: &mut Page,
+    title: &'static str,
+    heads: &[&'static str],
+    anchor: &'static str,
+    shown: &ShownBy,
+) {
     const LINKS: usize = 40;
     if shown.is_empty() {
         return;
     }
-    p.m("<h2>Episodes by target × setting</h2>\n<p class=\"meta\">The episodes shown in detail below, \
-         errored and violated first; a heatmap cell above leads to its row.</p>\n<table><tr><th>target</th>\
-         <th>setting</th><th>episodes</th></tr>\n");
+    p.m("<h2>").m(title).m(
+        "</h2>\n<p class=\"meta\">The episodes shown in detail below, errored and violated \
+         first; a heatmap cell above leads to its row.</p>\n<table><tr>",
+    );
+    for h in heads {
+        p.m("<th>").m(h).m("</th>");
+    }
+    p.m("<th>episodes</th></tr>\n");
     let badge = ["b-errored", "b-violated", "b-undetermined", "b-held"];
-    for (n, ((target, setting), list)) in shown.iter().enumerate() {
-        p.m("<tr id=\"ts-")
-            .n(n as u64)
-            .m("\"><td>")
-            .t(target)
-            .m("</td><td>")
-            .t(setting);
-        p.m("</td><td>");
+    for (n, (key, list)) in shown.iter().enumerate() {
+        p.m("<tr id=\"").m(anchor).n(n as u64).m("\">");
+        for k in key {
+            p.m("<td>").t(k).m("</td>");
+        }
+        p.m("<td>");
         for (g, i) in list.iter().take(LINKS) {
             let b = badge.get(usize::from(*g)).copied().unwrap_or("b-held");
             p.m("<a class=\"b ")
@@ -994,7 +1087,11 @@ pub fn run_html(
     let mut p = Page::new(&format!("Gauntlet run {run_id}"));
     // The episodes shown in detail are chosen first, so that the heatmap's cells can link to theirs.
     let (kept, counts) = select(episodes, opts.max_detail, |r| (episode_group(r), r.index));
-    let shown = shown_by_cell(&kept);
+    let shown = shown_by(&kept, |r| {
+        vec![vec![r.target.clone(), r.setting.as_str().to_string()]]
+    });
+    let per_target = summary.by_target.len() > 1;
+    let by_slice = shown_by(&kept, |r| slice_cells(r, &opts.slices, per_target));
     let settings: Vec<&str> = header.config.settings.iter().map(|s| s.as_str()).collect();
     kv_table(
         &mut p,
@@ -1034,18 +1131,14 @@ pub fn run_html(
         .iter()
         .map(|r| ((r.target.as_str(), r.setting.as_str()), &r.asr))
         .collect();
-    let links: HashMap<(&str, &str), usize> = shown
-        .iter()
-        .enumerate()
-        .map(|(n, ((t, st), _))| ((t.as_str(), st.as_str()), n))
-        .collect();
+    let links = links_of(&shown, |k| Some((k[0].as_str(), k[1].as_str())));
     heatmap(
         &mut p,
         "target \\ setting",
         &targets,
         &cols,
         &map,
-        Some(&links),
+        ("ts-", &links),
     );
     slices(
         &mut p,
@@ -1055,6 +1148,7 @@ pub fn run_html(
             &summary.by_env_attack,
             &summary.by_attack_risk,
         ],
+        &by_slice,
     );
     // Pooled cells hide a weak target behind strong ones: each target's own slices follow.
     for t in &summary.by_target {
@@ -1062,6 +1156,7 @@ pub fn run_html(
             &mut p,
             &t.target,
             [&t.by_risk_env, &t.by_env_attack, &t.by_attack_risk],
+            &by_slice,
         );
     }
 
@@ -1174,7 +1269,20 @@ pub fn run_html(
         p.m("</table>\n");
     }
 
-    shown_table(&mut p, &shown);
+    shown_table(
+        &mut p,
+        "Episodes by target × setting",
+        &["target", "setting"],
+        "ts-",
+        &shown,
+    );
+    shown_table(
+        &mut p,
+        "Episodes by slice (attack settings)",
+        &["targets", "slice", "row", "column"],
+        "sl-",
+        &by_slice,
+    );
     drill_down(
         &mut p,
         run_id,

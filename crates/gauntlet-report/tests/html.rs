@@ -564,7 +564,11 @@ fn drill_down_prefers_errored_then_violated_and_counts_the_rest() {
         &header,
         &summary(),
         &mut eps,
-        &HtmlOptions { max_detail: 3 },
+        &HtmlOptions {
+            max_detail: 3,
+            // Episode 5 (case pick(15)) is shown and falls in the risk × environment cell (pick(2), pick(3)).
+            slices: [(pick(15), [pick(2), pick(3), pick(12)])].into(),
+        },
     );
     let order: Vec<usize> = html
         .match_indices("</span><b>#")
@@ -581,6 +585,13 @@ fn drill_down_prefers_errored_then_violated_and_counts_the_rest() {
         .filter_map(|rest| rest.split('"').next())
         .collect();
     assert!(links.iter().any(|l| l.starts_with("ep-")), "{links:?}");
+    assert!(links.contains(&"sl-0"), "{links:?}");
+    let row = html.split("id=\"sl-0\">").nth(1).unwrap_or_default();
+    let row = &row[..row.find("</tr>").unwrap_or(0)];
+    assert!(
+        row.contains("href=\"#ep-5\"") && row.contains("risk × environment"),
+        "{row}"
+    );
     for l in &links {
         assert!(html.contains(&format!("id=\"{l}\"")), "#{l} leads nowhere");
     }

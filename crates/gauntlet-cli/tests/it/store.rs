@@ -106,6 +106,14 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
     let html = report(&store, &id, "html");
     assert!(html.starts_with("<!DOCTYPE html>") || html.starts_with("<!doctype html>"));
     assert!(html.contains(&id));
+    // The slice heatmaps' cells lead to their episodes, for all targets and for each.
+    for want in [
+        "href=\"#sl-0\"",
+        "id=\"sl-0\"",
+        "<td>compliant</td><td>risk × environment</td>",
+    ] {
+        assert!(html.contains(want), "{want}");
+    }
 
     let table = report(&store, &id, "table");
     assert!(table.contains("Target × setting"), "{table}");
