@@ -1054,7 +1054,7 @@ fn resumed_run<A: serde::de::DeserializeOwned>(
     let Some(st) = store else {
         bail!("--resume: the run store is off (--no-store); resuming reads it");
     };
-    let info = st.run(id)?;
+    let info = st.run_of(id, kind)?;
     if info.kind != kind {
         let how = stored::how_to_resume(&info, st.path());
         bail!("--resume: {id} is a `{}` run; {how}", info.kind);

@@ -676,6 +676,18 @@ impl Store {
         }
     }
 
+    /// One run of job `kind`, as [`Store::run`] finds it, except that `latest` is the newest run of that job (what
+    /// `gauntlet run --resume latest` means after a red team ran since).
+    pub fn run_of(&self, id: &str, kind: RunKind) -> Result<RunInfo> {
+        if id != "latest" {
+            return self.run(id);
+        }
+        self.runs()?
+            .into_iter()
+            .find(|r| r.kind == kind)
+            .ok_or_else(|| StoreError::NoSuchRun(format!("latest {kind}")))
+    }
+
     /// Every run, newest first.
     pub fn runs(&self) -> Result<Vec<RunInfo>> {
         let sql = format!(
@@ -1288,6 +1300,28 @@ mod tests {
             e.contains("`sweep`") && e.contains("does not know") && e.contains("upgrade Gauntlet"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn latest_of_a_kind_is_the_newest_run_of_that_job() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::open(&dir.path().join("g.db")).unwrap_or_else(|e| panic!("{e}"));
+        let new = |kind| {
+            s.create_run(kind, &Value::Null, &Value::Null, 1)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let (run, redteam) = (new(RunKind::Run), new(RunKind::Redteam));
+        let id_of = |id: &str, kind| s.run_of(id, kind).map(|r| r.id).ok();
+        assert_eq!(id_of("latest", RunKind::Run), Some(run.clone()));
+        assert_eq!(id_of("latest", RunKind::Redteam), Some(redteam.clone()));
+        assert_eq!(s.run("latest").map(|r| r.id).ok(), Some(redteam.clone()));
+        // A named run is that run, whatever its job (the caller says what it makes of another job's run).
+        assert_eq!(id_of(&redteam, RunKind::Run), Some(redteam));
+        let e = s
+            .run_of("latest", RunKind::Privilege)
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.is_some_and(|e| e.contains("no run `latest privilege`")));
     }
 
     #[test]
