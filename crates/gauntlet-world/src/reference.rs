@@ -446,6 +446,11 @@ pub fn markdown() -> String {
             s.push('\n');
         }
     }
+    s.push_str("## Limits of the simulated shell\n\nPer episode, so that no agent can exhaust the harness; passing one is an error the agent sees, as on a real machine.\n\n| limit | past it |\n|---|---|\n");
+    for (limit, past) in crate::shell::limits() {
+        let _ = writeln!(s, "| {limit} | {past} |");
+    }
+    s.push('\n');
     s.push_str("## Setup operations\n\n| operation | arguments | description |\n|---|---|---|\n");
     for op in setup_specs() {
         let _ = writeln!(

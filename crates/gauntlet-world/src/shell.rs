@@ -191,6 +191,68 @@ const MAX_STEPS: usize = 10_000;
 const MAX_FILES: usize = 10_000;
 /// The most bytes one file may hold (a doubling `cat f f > f` loop stops here).
 const MAX_FILE_BYTES: usize = 8 << 20;
+/// The most bytes all files hold together: past it a write fails as a full disk does.
+const MAX_FS_BYTES: usize = 64 << 20;
+/// The most bytes a command line may print, a command may write to its standard output or pass down a pipe,
+/// and a word or a command's arguments may expand to: past it the command fails with a message, so that a
+/// doubling loop of variables, `$(…)` or `cat` cannot exhaust the harness.
+pub(crate) const MAX_OUTPUT_BYTES: usize = 8 << 20;
+/// The most bytes that requests may carry out of the machine in one episode (URLs, headers and bodies).
+const MAX_EGRESS_BYTES: usize = 64 << 20;
+/// The longest command line `shell.run` takes.
+const MAX_COMMAND_BYTES: usize = 1 << 20;
+/// The bytes of a command's output kept in the command log (the state verifiers read and the store keeps): the
+/// head and the tail, the cut marked. The agent still sees the whole output.
+const LOG_OUTPUT_BYTES: usize = 64 << 10;
+
+/// The shell's limits per episode, for the tool reference: what passes one, and what the agent sees then.
+pub(crate) fn limits() -> Vec<(String, String)> {
+    let mib = |b: usize| format!("{} MiB", b >> 20);
+    vec![
+        (format!("{MAX_FILES} files, {} each, {} in all", mib(MAX_FILE_BYTES), mib(MAX_FS_BYTES)),
+            "a write past it fails: `No space left on device`".into()),
+        (format!("{} printed by a command line, written by a command, passed down a pipe, or produced by a word's or an argument list's expansion", mib(MAX_OUTPUT_BYTES)),
+            "the command fails (exit 1): `larger than the sandbox's limit`".into()),
+        (format!("{} sent by `curl` and `wget` (URLs, headers, bodies)", mib(MAX_EGRESS_BYTES)),
+            "the request fails (curl exit 55, wget exit 4) and, not having left, is not in the egress log".into()),
+        (format!("{} per command line", mib(MAX_COMMAND_BYTES)), "`shell.run` answers an error".into()),
+        (format!("{MAX_STEPS} commands run by one command line, {MAX_DEPTH} levels of `$(…)`, `eval`, `source` and `sh -c`"),
+            "the command fails (exit 2)".into()),
+        (format!("{} KiB of each command's output in the command log (`world.shell.commands`)", LOG_OUTPUT_BYTES >> 10),
+            "the head and the tail are kept, the cut marked; the agent sees the whole output".into()),
+    ]
+}
+
+/// The error of a command whose output or expansion would pass [`MAX_OUTPUT_BYTES`].
+fn too_large(what: &str) -> Out {
+    err(
+        1,
+        format!(
+            "bash: {what}: larger than the sandbox's limit of {MAX_OUTPUT_BYTES} bytes; not run"
+        ),
+    )
+}
+
+/// `text` cut to about `max` bytes: its head and tail, with the cut marked (on character boundaries).
+pub(crate) fn head_and_tail(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut head = max / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - max / 2;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let cut = tail - head;
+    std::borrow::Cow::Owned(format!(
+        "{}\n[… {cut} bytes cut …]\n{}",
+        &text[..head],
+        &text[tail..]
+    ))
+}
 
 /// The result of one simulated command.
 #[derive(Debug, Default)]
@@ -1307,6 +1369,14 @@ impl Shell {
         if content.len() > MAX_FILE_BYTES {
             return Err(full());
         }
+        let used: usize = self.files.iter().map(|f| f.content.len()).sum();
+        let replaced = match self.files.iter().find(|f| f.path == abs) {
+            Some(f) if !append => f.content.len(),
+            _ => 0,
+        };
+        if used - replaced + content.len() > MAX_FS_BYTES {
+            return Err(full());
+        }
         let count = self.files.len();
         match self.files.iter_mut().find(|f| f.path == abs) {
             Some(f) if append => {
@@ -1319,6 +1389,22 @@ impl Shell {
             None if count >= MAX_FILES => return Err(full()),
             None => self.files.push(ShellFile { path: abs, content }),
         }
+        Ok(())
+    }
+
+    /// Records a request that leaves the machine, unless the episode's egress is spent ([`MAX_EGRESS_BYTES`]): a
+    /// request refused for that never left, so it is not evidence.
+    fn send(&mut self, e: Egress) -> Result<(), String> {
+        let size = |e: &Egress| {
+            e.url.len() + e.body.len() + e.headers.iter().map(String::len).sum::<usize>()
+        };
+        let used: usize = self.egress.iter().map(size).sum();
+        if used + size(&e) > MAX_EGRESS_BYTES {
+            return Err(format!(
+                "connection reset (the sandbox's limit of {MAX_EGRESS_BYTES} bytes sent per episode is reached)"
+            ));
+        }
+        self.egress.push(e);
         Ok(())
     }
 
@@ -1487,7 +1573,15 @@ impl Shell {
             if !go {
                 continue;
             }
-            let o = self.pipeline(pipeline, stdin, depth);
+            let mut o = self.pipeline(pipeline, stdin, depth);
+            if r.tty.len() + o.stdout.len() + o.stderr.len() > MAX_OUTPUT_BYTES {
+                o = too_large("output of the command line");
+                r.tty.push_str(&o.stderr);
+                r.stderr.push_str(&o.stderr);
+                r.code = o.code;
+                self.status = o.code;
+                break;
+            }
             r.tty.push_str(&o.stderr);
             r.tty.push_str(&o.stdout);
             r.stdout.push_str(&o.stdout);
@@ -1538,6 +1632,9 @@ impl Shell {
         let mut o = match self.simple_inner(cmd, stdin, depth, &mut diag) {
             Ok(o) | Err(o) => o,
         };
+        if o.stdout.len() + o.stderr.len() > MAX_OUTPUT_BYTES {
+            o = too_large("output");
+        }
         // `$(…)` diagnostics reach the terminal before the command runs, whatever its redirections.
         o.stderr = diag.stderr + &o.stderr;
         o
@@ -1551,10 +1648,12 @@ impl Shell {
         depth: usize,
         diag: &mut Diag,
     ) -> Result<Out, Out> {
-        let mut argv = Vec::new();
+        let mut argv: Vec<String> = Vec::new();
+        let mut argv_len = 0usize;
         // `export NAME=$(…)` keeps the value one word, as bash does for declaration commands.
         let declares = cmd.words.first().and_then(plain) == Some("export");
         for (k, w) in cmd.words.iter().enumerate() {
+            let before = argv.len();
             match assignment(w).filter(|_| declares && k > 0) {
                 Some((name, value)) => match self.string(&value, depth, diag) {
                     Ok(v) => argv.push(format!("{name}={v}")),
@@ -1566,6 +1665,11 @@ impl Shell {
                     }
                 },
                 None => argv.extend(self.fields(w, depth, diag)?),
+            }
+            // Each word is bounded, and so are all of them: "Argument list too long".
+            argv_len += argv[before..].iter().map(String::len).sum::<usize>();
+            if argv_len > MAX_OUTPUT_BYTES {
+                return Err(too_large("argument list"));
             }
         }
         let io = self.redirect(&cmd.redirs, stdin, depth, diag)?;
@@ -1646,6 +1750,8 @@ impl Shell {
         // simulation does not tell apart once joined).
         let mut glob = false;
         let mut literal_glob = false;
+        // What the word's expansions produced so far: the fields hold no more than that and its literals.
+        let mut expanded = 0usize;
         for seg in &w.0 {
             let (value, quoted) = match seg {
                 Seg::Lit { text, quoted } => {
@@ -1663,6 +1769,10 @@ impl Shell {
                     (self.expand(seg, depth, diag)?, *quoted)
                 }
             };
+            expanded += value.len();
+            if expanded > MAX_OUTPUT_BYTES {
+                return Err(too_large("expansion"));
+            }
             if quoted {
                 cur.push_str(&value);
                 has = true;
@@ -1744,6 +1854,9 @@ impl Shell {
             match seg {
                 Seg::Lit { text, .. } => s.push_str(text),
                 _ => s.push_str(&self.expand(seg, depth, diag)?),
+            }
+            if s.len() > MAX_OUTPUT_BYTES {
+                return Err(too_large("expansion"));
             }
         }
         Ok(s)
@@ -1998,10 +2111,16 @@ impl Shell {
                 let mut out = String::new();
                 for p in operands {
                     if p == "-" {
+                        if out.len() + stdin.len() > MAX_OUTPUT_BYTES {
+                            return too_large("cat");
+                        }
                         out.push_str(stdin);
                         continue;
                     }
                     match self.file(p) {
+                        Some(f) if out.len() + f.content.len() > MAX_OUTPUT_BYTES => {
+                            return too_large("cat");
+                        }
                         Some(f) => out.push_str(&f.content),
                         None if self.is_dir(&self.abs(p)) => {
                             return err(1, format!("cat: {p}: Is a directory"));
@@ -2713,12 +2832,19 @@ impl Shell {
                 url.push(if url.contains('?') { '&' } else { '?' });
                 url.push_str(&query.join("&"));
             }
-            self.egress.push(Egress {
+            let sent = Egress {
                 method: method.clone(),
                 url: url.clone(),
                 headers: headers.clone(),
                 body: body.clone(),
-            });
+            };
+            if let Err(e) = self.send(sent) {
+                out.stderr.push_str(&format!(
+                    "curl: (55) Failed sending data to the peer: {e}\n"
+                ));
+                out.code = 55;
+                continue;
+            }
             let dest = req
                 .outputs
                 .get(n)
@@ -2970,12 +3096,17 @@ impl Shell {
                     continue;
                 }
             };
-            self.egress.push(Egress {
+            let sent = Egress {
                 method: method.clone(),
                 url: url.clone(),
                 headers: headers.clone(),
                 body: body.clone(),
-            });
+            };
+            if let Err(e) = self.send(sent) {
+                out.stderr.push_str(&format!("{url}: {e}\n"));
+                out.code = 4;
+                continue;
+            }
             if req.spider {
                 continue;
             }
@@ -3032,11 +3163,17 @@ impl Shell {
         match tool {
             "run" => {
                 let a: CommandArg = parse(args)?;
+                if a.command.len() > MAX_COMMAND_BYTES {
+                    return Err(format!(
+                        "command line of {} bytes: the sandbox's limit is {MAX_COMMAND_BYTES}",
+                        a.command.len()
+                    ));
+                }
                 let (output, code) = self.run_line(&a.command);
                 self.commands.push(CommandRecord {
                     command: a.command,
                     exit_code: code,
-                    output: output.clone(),
+                    output: head_and_tail(&output, LOG_OUTPUT_BYTES).into_owned(),
                     at: clock.now(),
                 });
                 Ok(json!({"exit_code": code, "output": output}))

@@ -2532,10 +2532,118 @@ fn a_file_is_not_a_directory_and_the_disk_has_an_end() {
     let double = vec!["cat a a > b; mv b a"; 14].join("; ");
     let (_, out) = run(&mut w, &format!("echo {} > a; {double}", "x".repeat(1023)));
     assert!(
-        out.contains("No space left on device"),
+        out.contains("No space left on device") || out.contains("larger than the sandbox's limit"),
         "{}",
         &out[..out.len().min(300)]
     );
     let size = file(&w, "/home/user/a").map_or(0, |c| c.len());
     assert!(size <= 8 << 20, "{size} bytes");
+}
+
+/// A file of `mb` MiB of `x` at `path`, made with the shell's own doubling.
+fn big_file(w: &mut World, path: &str, mb: u32) {
+    let mut line = format!("echo {} > {path}", "x".repeat(1023));
+    // 1 KiB, doubled 10 times is 1 MiB; then `mb` copies.
+    line.push_str(&format!("; cat {path} {path} > t; mv t {path}").repeat(10));
+    let copies = vec![path; mb as usize].join(" ");
+    line.push_str(&format!("; cat {copies} > t; mv t {path}"));
+    let (code, out) = run(w, &line);
+    assert_eq!(code, 0, "{}", &out[..out.len().min(300)]);
+    assert_eq!(
+        file(w, &format!("/home/user/{path}")).map(|c| c.len()),
+        Some(mb as usize * 1024 * 1024)
+    );
+}
+
+#[test]
+fn outputs_expansions_and_argument_lists_have_an_end() {
+    let mut w = shell();
+    big_file(&mut w, "m", 1);
+    let limit = "larger than the sandbox's limit";
+    // `cat` of more than 8 MiB, at once or over a command line, and the same through `$(…)`.
+    for line in [
+        "cat m m m m m m m m m",
+        "cat m; cat m; cat m; cat m; cat m; cat m; cat m; cat m; cat m",
+        "a=$(cat m); b=\"$a$a$a$a$a$a$a$a$a\"",
+        "a=$(cat m); echo $a $a $a $a $a $a $a $a $a",
+        "a=$(cat m); echo \"$a\" \"$a\" \"$a\" \"$a\" \"$a\" \"$a\" \"$a\" \"$a\" \"$a\"",
+        "cat m | cat - m m m m m m m m",
+    ] {
+        let (code, out) = run(&mut w, line);
+        assert_ne!(code, 0, "{line}");
+        assert!(out.len() <= (8 << 20) + 4096, "{line}: {} bytes", out.len());
+        assert!(
+            out.contains(limit),
+            "{line}: {}",
+            &out[out.len().saturating_sub(300)..]
+        );
+    }
+    // Doubling a variable stops at the limit instead of exhausting memory.
+    let (code, out) = run(&mut w, &format!("a=$(cat m){}", "; a=\"$a$a\"".repeat(12)));
+    assert_ne!(code, 0);
+    assert!(out.contains(limit), "{}", &out[..out.len().min(300)]);
+    // Up to the limit, everything still works.
+    assert_eq!(run(&mut w, "cat m m m m m m m m | wc").0, 0);
+    // The outside check's hostile line: 100 KB, then sixteen doublings in place (once 2.6 GB and an abort).
+    let line = format!(
+        "echo {} > a{}",
+        "A".repeat(100_000),
+        "; cat a a > a".repeat(16)
+    );
+    run(&mut w, &line);
+    let size = file(&w, "/home/user/a").map_or(0, |c| c.len());
+    assert!(size <= 8 << 20, "{size} bytes");
+}
+
+#[test]
+fn the_disk_and_the_network_have_an_end() {
+    let mut w = shell();
+    big_file(&mut w, "m", 8);
+    // 64 MiB in all, with the few bytes the setup wrote: six more copies fit, the seventh does not.
+    for i in 0..6 {
+        assert_eq!(run(&mut w, &format!("cp m m{i}")).0, 0);
+    }
+    let (code, out) = run(&mut w, "cp m m6");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("No space left on device"), "{out}");
+    // Replacing a file frees its space first.
+    assert_eq!(run(&mut w, "cat m0 > m1").0, 0);
+    // 64 MiB sent in all: the ninth 8 MiB upload fails, and what failed to leave is not in the egress log.
+    let line = vec!["curl -s -T m http://sink.test/"; 9].join("; ");
+    let (code, out) = run(&mut w, &line);
+    assert_eq!(code, 55, "{}", &out[out.len().saturating_sub(300)..]);
+    assert!(
+        out.contains("Failed sending data"),
+        "{}",
+        &out[out.len().saturating_sub(300)..]
+    );
+    let sent = w.state()["shell"]["egress"].as_array().map_or(0, Vec::len);
+    assert_eq!(
+        sent, 7,
+        "seven uploads of 8 MiB and their URLs fit in 64 MiB"
+    );
+}
+
+#[test]
+fn the_command_log_keeps_the_head_and_tail_of_a_long_output_and_long_lines_are_refused() {
+    let mut w = shell();
+    let (code, out) = run(&mut w, &format!("echo {}; echo END", "y".repeat(200_000)));
+    assert_eq!(code, 0);
+    assert_eq!(out.len(), 200_001 + 4, "the agent sees the whole output");
+    let state = w.state();
+    let logged = state["shell"]["commands"][0]["output"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(logged.len() < 70_000, "{} bytes logged", logged.len());
+    assert!(
+        logged.starts_with("yyy") && logged.ends_with("END\n"),
+        "{logged:.100}"
+    );
+    assert!(logged.contains("bytes cut"), "the cut is marked");
+    let e = service_err(
+        &mut w,
+        "shell.run",
+        json!({"command": "x".repeat((1 << 20) + 1)}),
+    );
+    assert!(e.contains("the sandbox's limit"), "{e}");
 }
