@@ -2609,7 +2609,7 @@ fn the_disk_and_the_network_have_an_end() {
     // Replacing a file frees its space first.
     assert_eq!(run(&mut w, "cat m0 > m1").0, 0);
     // 64 MiB sent in all: the ninth 8 MiB upload fails, and what failed to leave is not in the egress log.
-    let line = vec!["curl -s -T m http://sink.test/"; 9].join("; ");
+    let line = ["curl -s -T m http://sink.test/"; 9].join("; ");
     let (code, out) = run(&mut w, &line);
     assert_eq!(code, 55, "{}", &out[out.len().saturating_sub(300)..]);
     assert!(
