@@ -31,10 +31,13 @@ impl HttpTarget {
         runtime: tokio::runtime::Handle,
     ) -> Result<HttpTarget, AgentError> {
         gauntlet_llm::install_crypto();
-        let client = reqwest::Client::builder().build().map_err(|e| AgentError {
-            agent: url.to_string(),
-            message: format!("cannot build the HTTP client: {e}"),
-        })?;
+        let client = reqwest::Client::builder()
+            .redirect(gauntlet_llm::same_origin_redirects())
+            .build()
+            .map_err(|e| AgentError {
+                agent: url.to_string(),
+                message: format!("cannot build the HTTP client: {e}"),
+            })?;
         Ok(HttpTarget {
             name: url.to_string(),
             url: url.to_string(),
@@ -119,6 +122,11 @@ impl Agent for HttpAgent {
         let reply: AppReply = self.runtime.block_on(async {
             let resp = rb.send().await.map_err(|e| format!("request failed: {}", gauntlet_llm::error::describe_transport(&e)))?;
             let status = resp.status();
+            // Only a redirect to another origin comes back as one: the app's headers stay with its own origin.
+            if status.is_redirection() {
+                let to = resp.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("an address it did not give");
+                return Err(format!("HTTP {}: redirected to {to}, another origin: not followed, so that the configured headers stay with the app", status.as_u16()));
+            }
             let text = resp.text().await.map_err(|e| format!("reading the reply failed: {}", gauntlet_llm::error::describe_transport(&e)))?;
             if !status.is_success() {
                 return Err(format!("HTTP {}: {}", status.as_u16(), text.chars().take(300).collect::<String>()));

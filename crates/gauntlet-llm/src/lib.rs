@@ -26,6 +26,23 @@ pub use types::{
     ChatModel, ChatRequest, ChatResponse, Message, ModelFuture, Role, ToolCallOut, ToolDef, Usage,
 };
 
+/// The redirects every HTTP client of Gauntlet follows (models, HTTP targets): those within the origin of the request
+/// (scheme, host and port), at most 10. A redirect to another origin is not followed, so the credentials a request
+/// carries — an API key, configured headers such as `X-Api-Key: $APP_TOKEN` — never reach a host they were not
+/// configured for; the 3xx is answered to the caller, which reports it as the error it then is.
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let from = attempt.previous().first().map(reqwest::Url::origin);
+        if from.as_ref() != Some(&attempt.url().origin()) {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
 /// Installs the `ring` crypto provider for rustls (once per process). Building an HTTPS client without a
 /// provider panics, so every client in this crate calls this first.
 pub fn install_crypto() {
@@ -33,4 +50,73 @@ pub fn install_crypto() {
     ONCE.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+
+    /// A one-shot HTTP server on loopback: answers every request with `answer` and sends each request's head
+    /// (request line and headers, lowercased) down the channel.
+    pub(crate) fn server(answer: String) -> (u16, std::sync::mpsc::Receiver<String>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        let port = listener
+            .local_addr()
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(&stream);
+                let mut head = String::new();
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    head.push_str(&line.to_lowercase());
+                    line.clear();
+                }
+                let _ = tx.send(head);
+                let _ = (&stream).write_all(answer.as_bytes());
+            }
+        });
+        (port, rx)
+    }
+
+    #[test]
+    fn a_redirect_to_another_origin_is_not_followed_and_carries_no_credential() {
+        let (elsewhere, seen_elsewhere) =
+            server("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".into());
+        let (here, seen_here) = server(format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nlocation: http://127.0.0.1:{elsewhere}/v1/chat/completions\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        ));
+        let client = crate::openai::client().unwrap_or_else(|e| panic!("{e}"));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let status = rt
+            .block_on(
+                client
+                    .post(format!("http://127.0.0.1:{here}/v1/chat/completions"))
+                    .header("x-api-key", "sk-secret")
+                    .header("authorization", "Bearer sk-secret")
+                    .body("{}")
+                    .send(),
+            )
+            .map(|r| r.status().as_u16());
+        assert_eq!(
+            status.ok(),
+            Some(307),
+            "the redirect is answered, not followed"
+        );
+        let head = seen_here
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_default();
+        assert!(head.contains("x-api-key: sk-secret"), "{head}");
+        assert!(
+            seen_elsewhere
+                .recv_timeout(std::time::Duration::from_millis(300))
+                .is_err(),
+            "the other origin was asked"
+        );
+    }
 }

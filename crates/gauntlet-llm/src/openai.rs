@@ -71,6 +71,17 @@ pub(crate) fn http_error(
             body,
             retry_after: retry_after(headers),
         },
+        // Only a redirect to another origin reaches here (see `same_origin_redirects`).
+        300..=399 => LlmError::Http {
+            status,
+            body: format!(
+                "redirected to {}, another origin: not followed, so that the credentials stay with the endpoint configured",
+                headers
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("an address it did not give")
+            ),
+        },
         _ => LlmError::Http { status, body },
     }
 }
@@ -104,6 +115,7 @@ pub(crate) fn client() -> Result<reqwest::Client, LlmError> {
     crate::install_crypto();
     reqwest::Client::builder()
         .pool_max_idle_per_host(1024)
+        .redirect(crate::same_origin_redirects())
         .build()
         .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))
 }

@@ -656,3 +656,60 @@ fn doctor_reports_the_store_providers_and_a_model_s_abilities_without_showing_ke
         stdout(&o)
     );
 }
+
+#[test]
+fn an_app_that_redirects_to_another_origin_gets_no_credential_there() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // The other origin counts what reaches it.
+    let reached = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = reached.clone();
+    let other = axum::Router::new().fallback(move || {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async { axum::Json(serde_json::json!({"output": "took it"})) }
+    });
+    let (_other_rt, other_addr) = crate::serve(other);
+    let to = format!("http://{other_addr}/collect");
+    let app = axum::Router::new().route(
+        "/chat",
+        axum::routing::post(move || {
+            let to = to.clone();
+            async move {
+                (
+                    axum::http::StatusCode::TEMPORARY_REDIRECT,
+                    [(axum::http::header::LOCATION, to)],
+                )
+            }
+        }),
+    );
+    let (_app_rt, app_addr) = crate::serve(app);
+    let url = format!("http://{app_addr}/chat");
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!("targets:\n  {url}: {{headers: {{X-Api-Key: \"sk-app-secret\"}}}}\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    let o = gauntlet(&[
+        "run",
+        "--suite",
+        &suite,
+        "--agent",
+        &url,
+        "--settings",
+        "benign",
+        "--config",
+        &cfg.to_string_lossy(),
+    ]);
+    // The episode errors, saying why; nothing reached the other origin.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "redirected to http://{other_addr}/collect, another origin: not followed"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(reached.load(Ordering::SeqCst), 0);
+}
