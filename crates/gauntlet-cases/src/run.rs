@@ -42,6 +42,12 @@ struct Job {
 pub trait EpisodeSink {
     /// Called once per episode in index order. An error stops the run.
     fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()>;
+
+    /// Called when no episode came for a while ([`gauntlet_core::order::IDLE`]): the next may take minutes, so
+    /// a sink that holds something back (a store transaction) should let it go now. An error stops the run.
+    fn idle(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Hands each episode to several sinks, in order; the first error stops the run.
@@ -51,6 +57,13 @@ impl EpisodeSink for Tee<'_> {
     fn episode(&mut self, record: &EpisodeRecord) -> std::io::Result<()> {
         for s in &mut self.0 {
             s.episode(record)?;
+        }
+        Ok(())
+    }
+
+    fn idle(&mut self) -> std::io::Result<()> {
+        for s in &mut self.0 {
+            s.idle()?;
         }
         Ok(())
     }
@@ -646,7 +659,10 @@ pub fn run(
         },
         &|i| run_episode(&spec(i)),
         &|i, why| errored(&spec(i), why),
-        &mut |r: EpisodeRecord| {
+        &mut |r: Option<EpisodeRecord>| {
+            let Some(r) = r else {
+                return sink.idle();
+            };
             agg.add(plan.job(r.index), &r);
             let written = sink.episode(&r);
             info.done = r.index + 1;

@@ -916,10 +916,11 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     };
     let mut json_sink = json_document(a.json.as_deref(), &header, "episodes")?;
     let mut store_sink = match (&store, &run_id) {
-        (Some(st), Some(id)) => Some(StoreSink {
-            writer: st.writer(id).with_ledger(models.ledger_source()),
-            done: &done,
-        }),
+        (Some(st), Some(id)) => Some(
+            st.writer(id)
+                .with_ledger(models.ledger_source())
+                .skipping(&done),
+        ),
         _ => None,
     };
     let mut load = |i: usize| stored_episode(store.as_ref(), run_id.as_deref(), i);
@@ -955,7 +956,7 @@ fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         let _ = j.finish("stopped", &e.to_string());
     }
     if let Some(mut s) = store_sink {
-        s.writer.commit()?;
+        s.commit()?;
     }
     let summary = match result {
         Ok(s) => s,
@@ -1110,21 +1111,6 @@ enum ExitStatus {
 impl From<ExitStatus> for ExitCode {
     fn from(s: ExitStatus) -> ExitCode {
         ExitCode::from(s as u8)
-    }
-}
-
-/// Stores each episode a run produces (skipping those an earlier attempt stored).
-struct StoreSink<'a> {
-    writer: gauntlet_store::Writer<'a>,
-    done: &'a [bool],
-}
-
-impl gauntlet_cases::EpisodeSink for StoreSink<'_> {
-    fn episode(&mut self, r: &gauntlet_cases::EpisodeRecord) -> std::io::Result<()> {
-        if self.done.get(r.index).copied().unwrap_or(false) {
-            return Ok(());
-        }
-        self.writer.episode(r).map_err(std::io::Error::other)
     }
 }
 
@@ -1985,7 +1971,13 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         ticker: progress::Ticker::start(total, "cases", a.quiet),
         total,
     };
-    let mut sink = |c: &gauntlet_redteam::RtCase| -> std::io::Result<()> {
+    let mut sink = |c: Option<&gauntlet_redteam::RtCase>| -> std::io::Result<()> {
+        // Nothing came for a while: what is stored is committed now, as the next case may take minutes.
+        let Some(c) = c else {
+            return store_writer
+                .as_mut()
+                .map_or(Ok(()), |w| w.commit().map_err(std::io::Error::other));
+        };
         seen.case(c);
         if let Some(w) = writer.as_mut() {
             w.item(c)?;

@@ -23,31 +23,60 @@ impl<'a, T> InOrder<'a, T> {
         }
     }
 
-    /// The next result in order. `receive` waits for more computed results, `(index, result)`, and returns
-    /// `None` when no more will come; `load` reads a finished one. `None` when the stream ends: every result
-    /// delivered, or the workers stopped early.
+    /// The next result in order. `receive` waits for more computed results: a batch of `(index, result)`,
+    /// [`Received::Idle`] when none came for a while, or [`Received::End`] when no more will come; `load` reads a
+    /// finished one. [`Next::Idle`] passes a quiet spell on (what the caller waits on may take minutes: it may
+    /// commit what it holds); `None` when the stream ends: every result delivered, or the workers stopped early.
     pub fn next(
         &mut self,
-        receive: &mut dyn FnMut() -> Option<Vec<(usize, T)>>,
+        receive: &mut dyn FnMut() -> Received<T>,
         load: &mut dyn FnMut(usize) -> std::io::Result<T>,
-    ) -> Option<std::io::Result<T>> {
+    ) -> Option<Next<T>> {
         loop {
             if let Some(r) = self.pending.remove(&self.expected) {
                 self.expected += 1;
-                return Some(Ok(r));
+                return Some(Next::Item(Ok(r)));
             }
             if self.expected < self.total && self.done.get(self.expected).copied().unwrap_or(false)
             {
                 let r = load(self.expected);
                 self.expected += 1;
-                return Some(r);
+                return Some(Next::Item(r));
             }
-            for (i, r) in receive()? {
-                self.pending.insert(i, r);
+            match receive() {
+                Received::Results(batch) => {
+                    for (i, r) in batch {
+                        self.pending.insert(i, r);
+                    }
+                }
+                Received::Idle => return Some(Next::Idle),
+                Received::End => return None,
             }
         }
     }
 }
+
+/// What a wait for computed results brought ([`InOrder::next`]).
+pub enum Received<T> {
+    /// Results, `(index, result)`, in any order.
+    Results(Vec<(usize, T)>),
+    /// None for a while ([`IDLE`]).
+    Idle,
+    /// None will come.
+    End,
+}
+
+/// What [`InOrder::next`] hands on: the next result in order, or word that none came for a while.
+pub enum Next<T> {
+    /// The next result, or the error of loading it.
+    Item(std::io::Result<T>),
+    /// Nothing for [`IDLE`].
+    Idle,
+}
+
+/// How long the ordered loop waits for a result before telling its sink it is idle: what the sink holds (a store
+/// transaction) is committed within about twice this, however long the next result takes.
+pub const IDLE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How a job's items are run: by how many workers, handed out how many at a time.
 #[derive(Debug, Clone, Copy)]
@@ -81,15 +110,15 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 ///
 /// - `work(i)` computes item `i`; a panic inside it is caught and becomes `panicked(i, message)` — an errored
 ///   result, never a lost one.
-/// - `sink` sees results in order; an error from it (or from `load`) stops handing out work, lets the workers
-///   finish what they hold (so none blocks), and is returned.
+/// - `sink` sees results in order, and `None` each time none came for [`IDLE`]; an error from it (or from `load`)
+///   stops handing out work, lets the workers finish what they hold (so none blocks), and is returned.
 pub fn run_ordered<R: Send>(
     total: usize,
     resume: Option<Resume<'_, R>>,
     config: PoolConfig,
     work: &(dyn Fn(usize) -> R + Sync),
     panicked: &(dyn Fn(usize, String) -> R + Sync),
-    sink: &mut dyn FnMut(R) -> std::io::Result<()>,
+    sink: &mut dyn FnMut(Option<R>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let (done, mut load) = match resume {
@@ -140,9 +169,16 @@ pub fn run_ordered<R: Send>(
         }
         drop(tx);
         let mut order = InOrder::new(total, done);
-        let mut rx = rx.into_iter();
-        let mut receive = || rx.next();
-        while let Some(r) = order.next(&mut receive, &mut load) {
+        let mut receive = || match rx.recv_timeout(IDLE) {
+            Ok(batch) => Received::Results(batch),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Received::Idle,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Received::End,
+        };
+        while let Some(got) = order.next(&mut receive, &mut load) {
+            let r = match got {
+                Next::Item(r) => r.map(Some),
+                Next::Idle => Ok(None),
+            };
             if let Err(e) = r.and_then(&mut *sink) {
                 result = Err(e);
                 // Stop handing out work; workers finish their current chunk.
@@ -220,7 +256,7 @@ mod pool_tests {
             },
             &|i, why| format!("errored {i}: {why}"),
             &mut |r| {
-                seen.push(r);
+                seen.extend(r);
                 Ok(())
             },
         )
@@ -229,6 +265,48 @@ mod pool_tests {
         assert_eq!(seen[1], "loaded 1");
         assert_eq!(seen[5], "errored 5: item five");
         assert_eq!(seen.len(), 8);
+    }
+
+    #[test]
+    fn a_quiet_spell_reaches_the_sink_while_a_slow_item_runs() {
+        let (mut items, mut idle) = (0, 0);
+        // The slow item waits until the sink has heard of a quiet spell (never a fixed delay: a busy machine may
+        // take its time), or a minute.
+        let heard = std::sync::atomic::AtomicBool::new(false);
+        run_ordered(
+            2,
+            None,
+            PoolConfig {
+                workers: 1,
+                chunk: 1,
+            },
+            &|i| {
+                let started = std::time::Instant::now();
+                while i == 1
+                    && !heard.load(std::sync::atomic::Ordering::SeqCst)
+                    && started.elapsed() < std::time::Duration::from_secs(60)
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                i
+            },
+            &|i, _| i,
+            &mut |r| {
+                match r {
+                    Some(_) => items += 1,
+                    // The first item was delivered before the slow one's quiet spells.
+                    None => {
+                        assert_eq!(items, 1);
+                        idle += 1;
+                        heard.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(items, 2);
+        assert!(idle >= 1, "no quiet spell reached the sink");
     }
 
     #[test]
@@ -243,8 +321,8 @@ mod pool_tests {
             },
             &|i| i,
             &|i, _| i,
-            &mut |_| {
-                n += 1;
+            &mut |r| {
+                n += usize::from(r.is_some());
                 if n == 10 {
                     Err(std::io::Error::other("disk full"))
                 } else {
@@ -267,11 +345,16 @@ mod tests {
         let done = [false, true, false, false, true, false];
         let mut batches = vec![vec![(5, "f"), (2, "c")], vec![(3, "d"), (0, "a")]];
         let mut order = InOrder::new(6, &done);
-        let mut receive = || (!batches.is_empty()).then(|| batches.remove(0));
+        let mut receive = || match batches.is_empty() {
+            true => Received::End,
+            false => Received::Results(batches.remove(0)),
+        };
         let mut load = |i: usize| Ok(["a", "B", "c", "d", "E", "f"][i]);
         let mut got = Vec::new();
         while let Some(r) = order.next(&mut receive, &mut load) {
-            got.push(r.unwrap_or("?"));
+            if let Next::Item(r) = r {
+                got.push(r.unwrap_or("?"));
+            }
         }
         assert_eq!(got, ["a", "B", "c", "d", "E", "f"]);
     }
@@ -279,7 +362,7 @@ mod tests {
     #[test]
     fn the_stream_ends_when_the_workers_stop_early() {
         let mut order: InOrder<'_, u8> = InOrder::new(3, &[]);
-        let mut receive = || None;
+        let mut receive = || Received::End;
         let mut load = |_| Ok(0);
         assert!(order.next(&mut receive, &mut load).is_none());
     }

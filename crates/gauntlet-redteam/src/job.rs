@@ -350,7 +350,8 @@ fn whole_plan<'a>(
     plan
 }
 
-/// Runs every case, streaming each to `sink` in order; returns the report.
+/// Runs every case, streaming each to `sink` in order (and `None` when none came for a while, so that it can commit
+/// what it holds); returns the report.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     catalogue: &Catalogue,
@@ -359,7 +360,7 @@ pub fn run(
     config: &RedTeamConfig,
     judge_model: Option<JudgeModel<'_>>,
     attacker: Option<crate::model_attacks::Attacker<'_>>,
-    sink: &mut dyn FnMut(&RtCase) -> std::io::Result<()>,
+    sink: &mut dyn FnMut(Option<&RtCase>) -> std::io::Result<()>,
     resume: Option<Resume<'_>>,
 ) -> std::io::Result<Report> {
     // The judge's refusal screen compiles its tables while the first cases wait on their targets.
@@ -378,9 +379,11 @@ pub fn run(
         },
         &|i| run_case(i, &plan[i], targets, config, judge_model, attacker),
         &|i, why| errored_case(i, &plan[i], targets, format!("internal error: {why}")),
-        &mut |c: RtCase| {
-            report.add(catalogue, &c);
-            sink(&c)
+        &mut |c: Option<RtCase>| {
+            if let Some(c) = &c {
+                report.add(catalogue, c);
+            }
+            sink(c.as_ref())
         },
     )?;
     Ok(report)
@@ -651,7 +654,7 @@ mod tests {
             None,
             None,
             &mut |c| {
-                seen.push(c.clone());
+                seen.extend(c.cloned());
                 Ok(())
             },
             None,

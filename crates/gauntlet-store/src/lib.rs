@@ -960,6 +960,7 @@ impl Store {
             open: false,
             buf: Vec::new(),
             ledger: None,
+            skip: &[],
         }
     }
 }
@@ -1041,6 +1042,26 @@ pub struct Writer<'a> {
     open: bool,
     buf: Vec<u8>,
     ledger: Option<LedgerSource<'a>>,
+    /// As an [`EpisodeSink`](gauntlet_cases::EpisodeSink): by index, the episodes an earlier attempt stored.
+    skip: &'a [bool],
+}
+
+/// A writer is the store's sink of a run: each episode stored as it comes (but those an earlier attempt stored,
+/// see [`Writer::skipping`]), and what is pending committed whenever the run waits ([`EpisodeSink::idle`]), so
+/// that a finished episode is durable within about half a second however long the next one takes.
+///
+/// [`EpisodeSink::idle`]: gauntlet_cases::EpisodeSink::idle
+impl gauntlet_cases::EpisodeSink for Writer<'_> {
+    fn episode(&mut self, r: &EpisodeRecord) -> std::io::Result<()> {
+        if self.skip.get(r.index).copied().unwrap_or(false) {
+            return Ok(());
+        }
+        Writer::episode(self, r).map_err(std::io::Error::other)
+    }
+
+    fn idle(&mut self) -> std::io::Result<()> {
+        self.commit().map_err(std::io::Error::other)
+    }
 }
 
 /// What [`Writer::with_ledger`] reads at each commit: (model, counters) of each model pool so far.
@@ -1051,6 +1072,12 @@ impl<'a> Writer<'a> {
     /// spend behind the results stored, even if the process is then killed (a resume carries it on).
     pub fn with_ledger(mut self, source: LedgerSource<'a>) -> Self {
         self.ledger = Some(source);
+        self
+    }
+
+    /// As a sink of episodes, skips those `done` marks (stored by an earlier attempt of a resumed run).
+    pub fn skipping(mut self, done: &'a [bool]) -> Self {
+        self.skip = done;
         self
     }
 

@@ -1157,3 +1157,93 @@ fn report_and_replay_of_a_run_with_errored_episodes_exit_1_unless_told() {
     let o = gauntlet(&["replay", &id, "--store", &store]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+#[test]
+fn finished_episodes_are_durable_while_a_slow_one_runs_and_another_run_can_write() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // An app that answers the first five requests at once, then takes two minutes.
+    let served = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    let app = axum::Router::new().route(
+        "/chat",
+        axum::routing::post(move || {
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if n >= 5 {
+                    tokio::time::sleep(std::time::Duration::from_secs(120)).await;
+                }
+                axum::Json(serde_json::json!({"output": "done"}))
+            }
+        }),
+    );
+    let (_rt, addr) = crate::serve(app);
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let suite = s(&fixture("mini/mail.credential-exfiltration.test.yaml"));
+    let url = format!("http://{addr}/chat");
+    // Killed when the test ends, whatever happens.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
+        .args([
+            "run",
+            "-q",
+            "--store",
+            &store,
+            "--suite",
+            &suite,
+            "--agent",
+            &url,
+            "--settings",
+            "benign",
+            "--repeat",
+            "10",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "300",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let child = Killed(child);
+    // The five finished episodes become visible in the store while the sixth waits (polled, never a fixed delay).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let id = loop {
+        let o = gauntlet(&["runs", "list", "--json", "--store", &store]);
+        let run = stdout(&o)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| v["total"] == 10);
+        if let Some(run) = run.as_ref().filter(|r| r["done"] == 5) {
+            break run["id"].as_str().unwrap_or_default().to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "finished episodes were not committed while the next one ran: {run:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // Another run writes to the same store meanwhile.
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--store",
+        &store,
+        "--suite",
+        &suite,
+        "--settings",
+        "benign",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Killed outright, the first run loses nothing it finished.
+    drop(child);
+    let o = gauntlet(&["runs", "show", &id, "--store", &store]);
+    assert!(stdout(&o).contains("5/10"), "{}", stdout(&o));
+}
