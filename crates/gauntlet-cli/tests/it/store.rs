@@ -789,8 +789,12 @@ fn every_report_format_of_every_job_matches_its_snapshot() {
             ("junit", "xml"),
             ("md", "md"),
         ] {
-            // Run ids carry the time, and JUnit the wall time of episodes: the snapshots name them RUN_ID and T.
-            let got = without_times(&report(&store, &id, format).replace(&id, "RUN_ID"));
+            // Run ids carry the time, JUnit the wall time of episodes and the cases' files where this checkout
+            // is: the snapshots name them RUN_ID, T and SUITE.
+            let got = report(&store, &id, format)
+                .replace(&id, "RUN_ID")
+                .replace(&suite, "SUITE");
+            let got = without_times(&got);
             snapshot(&format!("{job}.{ext}"), &got);
         }
     }
