@@ -128,6 +128,8 @@ impl Agent for HttpAgent {
                 return Err(format!("HTTP {}: redirected to {to}, another origin: not followed, so that the configured headers stay with the app", status.as_u16()));
             }
             let text = resp.text().await.map_err(|e| format!("reading the reply failed: {}", gauntlet_llm::error::describe_transport(&e)))?;
+            // The app may echo the headers it was sent: their values never reach the record.
+            let text = gauntlet_llm::error::redact(&text, self.headers.iter().map(|(_, v)| v.as_str()));
             if !status.is_success() {
                 return Err(format!("HTTP {}: {}", status.as_u16(), text.chars().take(300).collect::<String>()));
             }

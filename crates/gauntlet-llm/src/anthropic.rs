@@ -176,7 +176,7 @@ impl ChatModel for Anthropic {
             if let Some(k) = &self.api_key {
                 rb = rb.header("x-api-key", k);
             }
-            let v = send_json(rb, &self.headers).await?;
+            let v = send_json(rb, &self.headers, self.api_key.as_deref()).await?;
             parse_response(&v, req.response_schema.is_some())
         })
     }

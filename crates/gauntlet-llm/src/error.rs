@@ -2,6 +2,22 @@
 
 use std::time::Duration;
 
+/// `text` with every secret in `secrets` (API keys, configured header values) replaced by `[REDACTED]`, and so the
+/// token of a `Bearer TOKEN` or `Basic TOKEN` value alone; values shorter than 8 characters are not secrets worth
+/// the name and are left (redacting them would garble ordinary text).
+pub fn redact<'s>(text: &str, secrets: impl IntoIterator<Item = &'s str>) -> String {
+    let mut out = text.to_string();
+    for secret in secrets {
+        let token = secret.rsplit(' ').next().unwrap_or(secret);
+        for s in [secret, token] {
+            if s.len() >= 8 && out.contains(s) {
+                out = out.replace(s, "[REDACTED]");
+            }
+        }
+    }
+    out
+}
+
 /// Why a model request failed. Retryable kinds are retried by the pool; the rest end the request.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LlmError {
@@ -135,7 +151,18 @@ pub fn describe_transport(e: &reqwest::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::describe_transport;
+    use super::{describe_transport, redact};
+
+    #[test]
+    fn secrets_are_redacted_with_the_token_of_an_authorization_value_alone() {
+        let text = "bad key sk-live-123456789, token abcdefgh12345 (from Bearer abcdefgh12345), id=42";
+        let got = redact(text, ["sk-live-123456789", "Bearer abcdefgh12345", "42"]);
+        assert_eq!(
+            got,
+            "bad key [REDACTED], token [REDACTED] (from [REDACTED]), id=42"
+        );
+        assert_eq!(redact("nothing here", ["sk-live-123456789"]), "nothing here");
+    }
 
     #[test]
     fn a_refused_connection_names_host_port_and_cause_but_not_the_path() {

@@ -88,9 +88,12 @@ pub(crate) fn http_error(
 
 /// Sends a request with extra headers and returns its JSON body, mapping HTTP failures, transport failures
 /// and bodies that are not JSON to errors the pool knows how to retry.
+/// `key` (the API key) and the values of `extra` are redacted from whatever the answer says: a provider may echo
+/// what it was sent, and its errors and replies are stored and printed.
 pub(crate) async fn send_json(
     mut rb: reqwest::RequestBuilder,
     extra: &[(String, String)],
+    key: Option<&str>,
 ) -> Result<Value, LlmError> {
     for (k, v) in extra {
         rb = rb.header(k, v);
@@ -105,6 +108,8 @@ pub(crate) async fn send_json(
         .text()
         .await
         .map_err(|e| LlmError::Connect(crate::error::describe_transport(&e)))?;
+    let secrets = extra.iter().map(|(_, v)| v.as_str()).chain(key);
+    let text = crate::error::redact(&text, secrets);
     if !(200..300).contains(&status) {
         return Err(http_error(status, &headers, &text));
     }
@@ -282,7 +287,7 @@ impl ChatModel for OpenAiCompatible {
             if let Some(k) = &self.api_key {
                 rb = rb.bearer_auth(k);
             }
-            let v = send_json(rb, &self.headers).await?;
+            let v = send_json(rb, &self.headers, self.api_key.as_deref()).await?;
             parse_response(&v)
         })
     }

@@ -1251,3 +1251,86 @@ fn finished_episodes_are_durable_while_a_slow_one_runs_and_another_run_can_write
     let o = gauntlet(&["runs", "show", &id, "--store", &store]);
     assert!(stdout(&o).contains("5/10"), "{}", stdout(&o));
 }
+
+#[test]
+fn a_provider_or_an_app_that_echoes_its_credentials_has_them_redacted() {
+    const KEY: &str = "sk-ECHOED-SECRET-KEY-91b2c3";
+    const TOKEN: &str = "Bearer ECHOED-APP-TOKEN-5e6f7a";
+    // Both refuse every request, quoting every header they were sent (as some providers' errors do).
+    let echo = || {
+        axum::Router::new().fallback(|headers: axum::http::HeaderMap| async move {
+            let got: Vec<String> = headers
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", v.to_str().unwrap_or("")))
+                .collect();
+            let body = format!("rejected, you sent {}", got.join("; "));
+            (axum::http::StatusCode::BAD_REQUEST, body)
+        })
+    };
+    let (_p_rt, provider) = crate::serve(echo());
+    let (_a_rt, app) = crate::serve(echo());
+    let app = format!("http://{app}/chat");
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let json = s(&dir.path().join("run.json"));
+    let cfg = dir.path().join("g.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n  echo: {{base_url: \"http://{provider}/v1\", api_key_env: GAUNTLET_IT_KEY}}\ntargets:\n  {app}: {{headers: {{Authorization: \"$GAUNTLET_IT_TOKEN\"}}}}\n"
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = assert_cmd::Command::cargo_bin("gauntlet")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .env("GAUNTLET_IT_KEY", KEY)
+        .env("GAUNTLET_IT_TOKEN", TOKEN)
+        .args([
+            "run",
+            "--no-preflight",
+            "--store",
+            &store,
+            "--json",
+            &json,
+            "--config",
+            &s(&cfg),
+            "--suite",
+            &s(&fixture("mini")),
+            "--settings",
+            "benign",
+            "--agent",
+            "echo/model",
+            "--agent",
+            &app,
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Every episode errored, with the provider's and the app's words, but not with what they echoed.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let mut seen = stderr(&o) + &stdout(&o);
+    seen.push_str(&std::fs::read_to_string(&json).unwrap_or_default());
+    seen.push_str(&String::from_utf8_lossy(
+        &std::fs::read(dir.path().join("g.db")).unwrap_or_default(),
+    ));
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run"));
+    for format in ["table", "json", "jsonl", "html", "junit", "md"] {
+        let args = [
+            "report",
+            &id,
+            "--store",
+            &store,
+            "--format",
+            format,
+            "--ignore-errors",
+        ];
+        seen.push_str(&stdout(&gauntlet(&args)));
+    }
+    assert!(seen.contains("rejected, you sent"), "the errors were kept");
+    assert!(
+        seen.contains("[REDACTED]"),
+        "the echoed credentials are marked"
+    );
+    for secret in [KEY, TOKEN, "ECHOED-APP-TOKEN", "ECHOED-SECRET"] {
+        assert!(!seen.contains(secret), "{secret} was written or printed");
+    }
+}
