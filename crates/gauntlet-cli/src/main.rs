@@ -1380,8 +1380,8 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
     match a.command {
         Some(PrivilegeCommand::Export { suites, out }) => {
             let suite = privilege_suite(&suites, &Selection::default(), 1)?;
-            std::fs::write(&out, suite.to_jsonl())
-                .with_context(|| format!("--out: cannot write {}", out.display()))?;
+            gauntlet_report::file::write_atomic(&out, suite.to_jsonl().as_bytes())
+                .context("--out")?;
             let n = suite.probes().count();
             eprintln!(
                 "wrote {} probes of {} tasks to {}",
@@ -1413,8 +1413,7 @@ fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
                 .with_context(|| format!("--suite {path}: cannot read the AgentDojo export"))?;
             let lines = gauntlet_privilege::agentdojo::candidates(&text)
                 .map_err(|e| anyhow::anyhow!("--suite {path}: {e}"))?;
-            std::fs::write(&out, &lines)
-                .with_context(|| format!("--out: cannot write {}", out.display()))?;
+            gauntlet_report::file::write_atomic(&out, lines.as_bytes()).context("--out")?;
             eprintln!(
                 "wrote {} candidates to {} (execute them: adapters/agentdojo/execute.py --export {path} --candidates {} --out {path})",
                 lines.lines().count(),

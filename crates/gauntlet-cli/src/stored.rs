@@ -212,15 +212,10 @@ fn comfy_table() -> comfy_table::Table {
 pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     let st = open(&a.store)?;
     let info = st.run(&a.id)?;
-    let mut sink: Box<dyn Write> = match &a.out {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p)
-                .with_context(|| format!("--out: cannot create {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
+    // A report file appears only once complete (a failed or killed write leaves the old one).
+    let mut sink = gauntlet_report::file::Output::open(a.out.as_deref()).context("--out")?;
     let code = report(&st, &info, a.format, &mut sink, a.max_detail, &a.fail_on)?;
-    sink.flush()?;
+    sink.finish().context("--out")?;
     if let Some(p) = &a.out {
         eprintln!("wrote {}", p.display());
     }
@@ -234,7 +229,6 @@ fn errored_stored(info: &RunInfo, ignore_errors: bool) -> Option<ExitCode> {
     Some(ExitCode::from(1))
 }
 
-/// The cases a stored run was planned with, in its order, loaded from its own suites.
 /// `what` of each of a run's cases, by id, as its case files say now; nothing (with a warning that says what is
 /// `lost`) when they cannot be read.
 fn by_case<T>(

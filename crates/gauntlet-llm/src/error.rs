@@ -155,13 +155,17 @@ mod tests {
 
     #[test]
     fn secrets_are_redacted_with_the_token_of_an_authorization_value_alone() {
-        let text = "bad key sk-live-123456789, token abcdefgh12345 (from Bearer abcdefgh12345), id=42";
+        let text =
+            "bad key sk-live-123456789, token abcdefgh12345 (from Bearer abcdefgh12345), id=42";
         let got = redact(text, ["sk-live-123456789", "Bearer abcdefgh12345", "42"]);
         assert_eq!(
             got,
             "bad key [REDACTED], token [REDACTED] (from [REDACTED]), id=42"
         );
-        assert_eq!(redact("nothing here", ["sk-live-123456789"]), "nothing here");
+        assert_eq!(
+            redact("nothing here", ["sk-live-123456789"]),
+            "nothing here"
+        );
     }
 
     #[test]

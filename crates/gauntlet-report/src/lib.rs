@@ -2,6 +2,7 @@
 //! JUnit XML and Markdown, errored results grouped by cause, and the `--fail-on` gates.
 
 pub mod causes;
+pub mod file;
 pub mod gate;
 pub mod html;
 pub mod json;

@@ -1334,3 +1334,68 @@ fn a_provider_or_an_app_that_echoes_its_credentials_has_them_redacted() {
         assert!(!seen.contains(secret), "{secret} was written or printed");
     }
 }
+
+#[test]
+fn a_report_file_is_written_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let suite = s(&fixture("mini"));
+    let o = gauntlet(&["run", "-q", "--store", &store, "--suite", &suite]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("reports");
+    std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+    let html = s(&out.join("report.html"));
+    std::fs::write(&html, "the old report").unwrap_or_else(|e| panic!("{e}"));
+    // A report that cannot be made (a bad gate) leaves the old file as it was, and no partial one beside it.
+    let o = gauntlet(&[
+        "report",
+        "latest",
+        "--store",
+        &store,
+        "--format",
+        "html",
+        "-o",
+        &html,
+        "--fail-on",
+        "nonsense >",
+    ]);
+    assert_ne!(o.status.code(), Some(0));
+    let files = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    assert_eq!(files(), ["report.html"]);
+    assert_eq!(
+        std::fs::read_to_string(&html).ok().as_deref(),
+        Some("the old report")
+    );
+    let o = gauntlet(&[
+        "report", "latest", "--store", &store, "--format", "html", "-o", &html,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(), ["report.html"]);
+    let written = std::fs::read_to_string(&html).unwrap_or_default();
+    assert!(written.starts_with("<!DOCTYPE html>") && written.trim_end().ends_with("</html>"));
+    // A destination that cannot be written is named.
+    let o = gauntlet(&[
+        "report",
+        "latest",
+        "--store",
+        &store,
+        "-o",
+        "/nonexistent/dir/r.html",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--out: cannot create /nonexistent/dir/r.html"),
+        "{}",
+        stderr(&o)
+    );
+}
