@@ -6,32 +6,108 @@ use crate::{Axes, Defense, DefenseError, Policy, TaskContext};
 use gauntlet_core::{Decision, GatewayEvent, ToolCall};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The longest answer a defense may give (a line on stdio, a body over HTTP): past it the answer is an error,
+/// never an allocation the defense chose.
+const MAX_ANSWER: usize = 16 << 20;
+
+/// How long a defense started without one ([`External::start`]) may take to answer.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Up to 200 characters of what a defense said, control characters escaped: it is printed to a terminal.
+fn shown(text: &str) -> String {
+    text.trim_end()
+        .chars()
+        .take(200)
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
 
 struct Pipe {
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    line: String,
+    /// The process's output lines, read on a thread of their own so that waiting for one can time out.
+    lines: Receiver<Result<String, String>>,
+    timeout: Duration,
+    /// Why the defense can no longer answer: once one answer came late (or garbled), every later answer could
+    /// belong to the wrong request, so none is read.
+    broken: Option<String>,
 }
 
 impl Pipe {
+    /// Reads the process's output into lines of at most [`MAX_ANSWER`] bytes, until it ends or a line is too long.
+    fn reader(stdout: std::process::ChildStdout) -> Receiver<Result<String, String>> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut out = BufReader::new(stdout);
+            loop {
+                let mut line = String::new();
+                let read = (&mut out).take(MAX_ANSWER as u64 + 1).read_line(&mut line);
+                let (sent, stop) = match read {
+                    Ok(0) => break,
+                    Ok(_) if line.len() > MAX_ANSWER => (
+                        tx.send(Err(format!(
+                            "the defense process answered a line longer than {MAX_ANSWER} bytes"
+                        ))),
+                        true,
+                    ),
+                    Ok(_) => (tx.send(Ok(line)), false),
+                    Err(e) => (
+                        tx.send(Err(format!("cannot read from the defense process: {e}"))),
+                        true,
+                    ),
+                };
+                if sent.is_err() || stop {
+                    break;
+                }
+            }
+        });
+        rx
+    }
+
     fn read_answer(&mut self) -> Result<Value, String> {
-        self.line.clear();
-        let n = self
-            .stdout
-            .read_line(&mut self.line)
-            .map_err(|e| format!("cannot read from the defense process: {e}"))?;
-        if n == 0 {
-            return Err("the defense process closed its output (did it exit?)".into());
+        if let Some(why) = &self.broken {
+            return Err(why.clone());
         }
-        serde_json::from_str(self.line.trim_end()).map_err(|e| {
+        let line = match self.lines.recv_timeout(self.timeout) {
+            Ok(Ok(line)) => line,
+            Ok(Err(e)) => return Err(self.break_with(e)),
+            Err(RecvTimeoutError::Timeout) => {
+                let why = format!(
+                    "the defense process did not answer within {:.1} s (--timeout)",
+                    self.timeout.as_secs_f64()
+                );
+                return Err(self.break_with(why));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err("the defense process closed its output (did it exit?)".into());
+            }
+        };
+        serde_json::from_str(line.trim_end()).map_err(|e| {
             format!(
                 "the defense process answered a line that is not JSON ({e}): {}",
-                self.line.trim_end().chars().take(200).collect::<String>()
+                shown(&line)
             )
         })
+    }
+
+    /// Marks the process as out of step for good, and says why.
+    fn break_with(&mut self, why: String) -> String {
+        self.broken = Some(format!(
+            "{why}; later answers cannot be matched to their requests, so none is used"
+        ));
+        why
     }
 }
 
@@ -40,10 +116,11 @@ struct Http {
     authority: String,
     path: String,
     conn: Option<BufReader<std::net::TcpStream>>,
+    timeout: Duration,
 }
 
 impl Http {
-    fn parse(url: &str) -> Result<Http, String> {
+    fn parse(url: &str, timeout: Duration) -> Result<Http, String> {
         if url.starts_with("https://") {
             return Err("https endpoints are not supported: serve the defense on plain http on loopback, or put a local proxy in front".into());
         }
@@ -61,13 +138,18 @@ impl Http {
             authority: authority.to_string(),
             path: path.to_string(),
             conn: None,
+            timeout,
         })
     }
 
     fn post(&mut self, body: &[u8]) -> Result<Value, String> {
-        // One retry on a fresh connection: the server may have closed a kept-alive one.
-        self.post_once(body).or_else(|_| {
+        // One retry on a fresh connection: the server may have closed a kept-alive one (not after a timeout, which
+        // would only double the wait). A connection with an unread answer is never used again.
+        self.post_once(body).or_else(|e| {
             self.conn = None;
+            if e.contains("(--timeout)") {
+                return Err(e);
+            }
             self.post_once(body)
         })
     }
@@ -77,6 +159,11 @@ impl Http {
             let stream = std::net::TcpStream::connect(&self.authority)
                 .map_err(|e| format!("cannot connect to {}: {e}", self.authority))?;
             let _ = stream.set_nodelay(true);
+            // Every read and write waits at most the timeout: a stalled endpoint errors, never hangs the run.
+            stream
+                .set_read_timeout(Some(self.timeout))
+                .and_then(|_| stream.set_write_timeout(Some(self.timeout)))
+                .map_err(|e| format!("cannot set the timeout: {e}"))?;
             self.conn = Some(BufReader::new(stream));
         }
         let Some(conn) = self.conn.as_mut() else {
@@ -93,19 +180,34 @@ impl Http {
             .and_then(|_| w.write_all(body))
             .and_then(|_| w.flush())
             .map_err(|e| format!("cannot send: {e}"))?;
+        let timeout = self.timeout;
+        let timed = |what: &str, e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => format!(
+                "the endpoint did not answer within {:.1} s (--timeout)",
+                timeout.as_secs_f64()
+            ),
+            _ => format!("cannot read {what}: {e}"),
+        };
         let mut line = String::new();
-        conn.read_line(&mut line)
-            .map_err(|e| format!("cannot read the status line: {e}"))?;
+        (&mut *conn)
+            .take(64 << 10)
+            .read_line(&mut line)
+            .map_err(|e| timed("the status line", e))?;
         let status: u16 = line
             .split_whitespace()
             .nth(1)
             .and_then(|s| s.parse().ok())
-            .ok_or_else(|| format!("not an HTTP response: {}", line.trim_end()))?;
+            .ok_or_else(|| format!("not an HTTP response: {}", shown(&line)))?;
         let (mut length, mut close) = (None, false);
         loop {
             line.clear();
-            conn.read_line(&mut line)
-                .map_err(|e| format!("cannot read a header: {e}"))?;
+            (&mut *conn)
+                .take(64 << 10)
+                .read_line(&mut line)
+                .map_err(|e| timed("a header", e))?;
+            if !line.ends_with('\n') {
+                return Err("the endpoint sent a header line that does not end".into());
+            }
             let h = line.trim_end();
             if h.is_empty() {
                 break;
@@ -119,19 +221,22 @@ impl Http {
             }
         }
         let n = length.ok_or("the endpoint must answer with a Content-Length header")?;
+        if n > MAX_ANSWER {
+            self.conn = None;
+            return Err(format!(
+                "the endpoint announced a body of {n} bytes; answers are limited to {MAX_ANSWER}"
+            ));
+        }
         let mut buf = vec![0u8; n];
         conn.read_exact(&mut buf)
-            .map_err(|e| format!("cannot read the body: {e}"))?;
+            .map_err(|e| timed("the body", e))?;
         if close {
             self.conn = None;
         }
         if !(200..300).contains(&status) {
             return Err(format!(
                 "HTTP {status}: {}",
-                String::from_utf8_lossy(&buf)
-                    .chars()
-                    .take(200)
-                    .collect::<String>()
+                shown(&String::from_utf8_lossy(&buf))
             ));
         }
         serde_json::from_slice(&buf)
@@ -201,16 +306,23 @@ fn exchange(
 }
 
 impl External {
-    /// Starts `target`: an `http://` endpoint, or a command run with `sh -c`; then performs the hello handshake
-    /// (the defense names itself and its axes).
+    /// [`External::start_with`] with the [`DEFAULT_TIMEOUT`].
     pub fn start(target: &str) -> Result<External, DefenseError> {
+        External::start_with(target, DEFAULT_TIMEOUT)
+    }
+
+    /// Starts `target`: an `http://` endpoint, or a command run with `sh -c`; then performs the hello handshake
+    /// (the defense names itself and its axes). Every answer is awaited at most `timeout`: a defense that does not
+    /// answer in time errors the decision, and a process that answered late is not asked again (its later answers
+    /// could not be matched to their requests).
+    pub fn start_with(target: &str, timeout: Duration) -> Result<External, DefenseError> {
         let name = format!("external:{target}");
         let err = |m: String| DefenseError {
             defense: name.clone(),
             message: m,
         };
         if target.starts_with("http://") || target.starts_with("https://") {
-            let http = Http::parse(target).map_err(err)?;
+            let http = Http::parse(target, timeout).map_err(err)?;
             return External::handshake(name.clone(), Transport::Http(http));
         }
         let mut child = Command::new("sh")
@@ -229,8 +341,9 @@ impl External {
             Transport::Stdio(Pipe {
                 child,
                 stdin,
-                stdout: BufReader::new(stdout),
-                line: String::new(),
+                lines: Pipe::reader(stdout),
+                timeout,
+                broken: None,
             }),
         )
     }
@@ -495,5 +608,79 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("not JSON"), "{e}");
+    }
+
+    fn a_task() -> (Vec<ToolCall>, ToolCall) {
+        let call = ToolCall {
+            id: "s".into(),
+            tool: "mail.read".into(),
+            args: json!({"id": "m1"}),
+        };
+        (vec![call.clone()], call)
+    }
+
+    #[test]
+    fn a_defense_that_stops_answering_errors_within_the_timeout_and_is_not_asked_again() {
+        // Answers hello and prepare, then never the decision (a late answer would shift every later one).
+        let script = "read l; echo '{\"name\": \"stall\"}'; read l; echo '{}'; read l; sleep 30";
+        let d = External::start_with(script, Duration::from_millis(500))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (sol, call) = a_task();
+        let ctx = TaskContext {
+            case_id: "c1",
+            prompt: "p",
+            solution: &sol,
+            tools: &[],
+        };
+        let p = d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}"));
+        let started = std::time::Instant::now();
+        let e = p
+            .decide(&call, &[])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("did not answer within 0.5 s"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(20));
+        let e = p
+            .decide(&call, &[])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("cannot be matched"), "{e}");
+    }
+
+    #[test]
+    fn an_endpoint_announcing_a_huge_body_or_a_process_printing_control_bytes_is_an_error() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        let port = listener
+            .local_addr()
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut head = String::new();
+                let mut r = BufReader::new(&stream);
+                while r.read_line(&mut head).is_ok_and(|n| n > 2) {}
+                let _ = (&stream)
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 4611686018427387904\r\n\r\n{}");
+            }
+        });
+        let e = External::start_with(
+            &format!("http://127.0.0.1:{port}/"),
+            Duration::from_secs(10),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+        assert!(e.contains("answers are limited to"), "{e}");
+        let e = External::start("printf 'oops \\033[2J\\n'; sleep 1")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("not JSON") && e.contains("\\u{1b}[2J"), "{e}");
+        assert!(
+            !e.contains('\u{1b}'),
+            "a raw escape reaches the terminal: {e:?}"
+        );
     }
 }

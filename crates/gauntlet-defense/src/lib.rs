@@ -148,8 +148,13 @@ pub fn is_model_defense(spec: &str) -> bool {
 
 /// Builds a defense from its spec: `allow-all`, `deny-all`, `tool-allowlist`, `exact-args`, `policy:FILE`,
 /// `external:COMMAND ARGS…` (JSON lines on stdin/stdout), `external:http(s)://URL`, or `tool-filter:MODEL` and
-/// `alignment-check:MODEL`, whose model `models` builds.
-pub fn from_spec(spec: &str, models: &ModelResolver<'_>) -> Result<Box<dyn Defense>, DefenseError> {
+/// `alignment-check:MODEL`, whose model `models` builds. An external defense's answers are awaited at most
+/// `timeout` each.
+pub fn from_spec(
+    spec: &str,
+    models: &ModelResolver<'_>,
+    timeout: std::time::Duration,
+) -> Result<Box<dyn Defense>, DefenseError> {
     let err = |m: String| DefenseError {
         defense: spec.to_string(),
         message: m,
@@ -165,7 +170,8 @@ pub fn from_spec(spec: &str, models: &ModelResolver<'_>) -> Result<Box<dyn Defen
                     .map(|p| Box::new(p) as Box<dyn Defense>);
             }
             if let Some(target) = spec.strip_prefix("external:") {
-                return External::start(target).map(|p| Box::new(p) as Box<dyn Defense>);
+                return External::start_with(target, timeout)
+                    .map(|p| Box::new(p) as Box<dyn Defense>);
             }
             if let Some(m) = spec.strip_prefix("tool-filter:") {
                 let link = models(m).map_err(err)?;

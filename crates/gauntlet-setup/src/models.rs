@@ -118,9 +118,10 @@ impl Models {
         Models::build(cfg, needs, Limits::default(), None)
     }
 
-    /// Builds a defense, giving a model-based one its own pool (role `defense`).
+    /// Builds a defense, giving a model-based one its own pool (role `defense`) and an external one the request
+    /// timeout (`--timeout`) for each answer.
     pub fn defense(&self, spec: &str) -> Result<Box<dyn gauntlet_defense::Defense>, SetupError> {
-        gauntlet_defense::from_spec(spec, &|model| {
+        let resolve = |model: &str| {
             let pool = self
                 .pool("defense", model, "--defense")
                 .map_err(|e| format!("{e:#}"))?;
@@ -128,8 +129,9 @@ impl Models {
                 model: pool,
                 runtime: self.handle().map_err(|e| e.to_string())?,
             })
-        })
-        .map_err(|e| SetupError::spec("--defense", e))
+        };
+        gauntlet_defense::from_spec(spec, &resolve, self.pool_cfg.timeout)
+            .map_err(|e| SetupError::spec("--defense", e))
     }
 
     /// Whether the job has a runtime (some model or HTTP target needed one).
