@@ -157,7 +157,7 @@ fn serve<B: gauntlet_mcp::Backend>(
                     .context("--http")?;
             // The URL goes to stderr: stdout is left to the data.
             eprintln!("gauntlet gateway: MCP over HTTP at {}", server.url());
-            let _ = tokio::signal::ctrl_c().await;
+            gauntlet_mcp::stop_signal().await;
             server.stop().await;
             anyhow::Ok(())
         })?,

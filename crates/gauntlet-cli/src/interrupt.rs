@@ -1,13 +1,10 @@
-//! Ctrl-C during a job: the `--json` document is closed with `"stopped": "interrupted"` (so it still parses); once the
-//! job's run is recorded, the run is marked `interrupted` in the store and the command that resumes it is printed;
-//! the process exits 130 either way. What was stored stays; `--resume` runs the
-//! rest. A second Ctrl-C while the store is being marked (a writer may hold it for a moment) exits at once.
+//! Ctrl-C (or SIGTERM) during a job: the `--json` document is closed with `"stopped": "interrupted"` (so it still
+//! parses); once the job's run is recorded, the run is marked `interrupted` in the store and the command that resumes
+//! it is printed; the process exits 130 (143 for SIGTERM) either way. What was stored stays; `--resume` runs the rest.
+//! A second Ctrl-C while the store is being marked (a writer may hold it for a moment) exits at once.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
-
-/// The exit code of a process stopped by SIGINT, by the shell's convention (128 + 2).
-pub const INTERRUPTED: i32 = 130;
 
 /// The run being recorded: its store, id and job (`run`, `redteam`).
 struct Recording {
@@ -43,16 +40,15 @@ pub fn install() {
                 return;
             };
             rt.block_on(async {
-                if tokio::signal::ctrl_c().await.is_err() {
-                    return;
-                }
+                // SIGTERM (a `kill`, a container or CI runner stopping) is handled as Ctrl-C is.
+                let code = gauntlet_mcp::stop_signal().await.exit_code();
                 if let Some(close) = CLOSE.lock().ok().and_then(|mut c| c.take()) {
                     close();
                 }
                 let recording = RECORDING.lock().ok().and_then(|mut r| r.take());
                 let Some(Recording { store, id, kind }) = recording else {
                     eprintln!("\ninterrupted before anything was recorded");
-                    std::process::exit(INTERRUPTED);
+                    std::process::exit(code);
                 };
                 eprintln!("\ninterrupted: marking run {id} as interrupted (Ctrl-C again to quit at once)");
                 let mark = {
@@ -75,7 +71,7 @@ pub fn install() {
                     }
                     _ = tokio::signal::ctrl_c() => eprintln!("quit"),
                 }
-                std::process::exit(INTERRUPTED);
+                std::process::exit(code);
             });
         });
     if let Err(e) = spawned {

@@ -212,6 +212,41 @@ impl<B: Backend> ServerHandler for McpServer<B> {
     }
 }
 
+/// Why a long-running command stops: the user's Ctrl-C, or a `kill` (what a container runtime or a CI runner sends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopSignal {
+    /// SIGINT.
+    Interrupt,
+    /// SIGTERM.
+    Terminate,
+}
+
+impl StopSignal {
+    /// The exit code of a process stopped by this signal, by the shell's convention (128 + its number).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            StopSignal::Interrupt => 130,
+            StopSignal::Terminate => 143,
+        }
+    }
+}
+
+/// Resolves at the first SIGINT or SIGTERM (a server serving over HTTP, a job that records what it stopped at).
+pub async fn stop_signal() -> StopSignal {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => StopSignal::Interrupt,
+        () = terminate => StopSignal::Terminate,
+    }
+}
+
 /// Longest JSON-RPC line accepted over stdio; a longer one is answered with an error and skipped.
 pub const MAX_LINE: usize = 4 << 20;
 

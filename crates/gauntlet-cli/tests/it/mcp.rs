@@ -270,8 +270,11 @@ fn serve_http(extra: &[&str]) -> (std::process::Child, String) {
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
     let err = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
+    let mut err = std::io::BufReader::new(err);
     let mut line = String::new();
-    let _ = std::io::BufReader::new(err).read_line(&mut line);
+    let _ = err.read_line(&mut line);
+    // The rest is read too: a process whose stderr is closed cannot report how it stopped.
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
     let url = line
         .trim()
         .rsplit(' ')
@@ -756,4 +759,20 @@ fn a_defense_that_cannot_decide_denies_the_proxied_call() {
     assert_eq!(read["is_error"], true, "{read}");
     let text = read["text"].as_str().unwrap_or("");
     assert!(text.contains("denied by policy: defense failed"), "{read}");
+}
+
+#[test]
+fn sigterm_stops_the_http_gateway_and_records_its_session() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = dir.path().join("g.db").to_string_lossy().into_owned();
+    let (mut child, _url) = serve_http(&["--store", &store]);
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(killed.success());
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.code(), Some(0), "stopped cleanly, as by Ctrl-C");
+    let list = crate::stdout(&gauntlet(&["runs", "list", "--store", &store]));
+    assert!(list.contains("gateway"), "the session is recorded: {list}");
 }

@@ -1050,6 +1050,17 @@ fn the_kubernetes_jobs_shard_and_merge_a_run_as_one_piece() {
 
 #[test]
 fn ctrl_c_marks_the_run_interrupted_closes_the_json_and_says_how_to_resume() {
+    interrupted_by("-INT", 130);
+}
+
+#[test]
+fn sigterm_is_handled_as_ctrl_c_is() {
+    interrupted_by("-TERM", 143);
+}
+
+/// Stops a run waiting on its agent with `signal` (a `kill` flag) and checks it exits `code`, marked interrupted,
+/// its `--json` closed and the resume command printed.
+fn interrupted_by(signal: &str, code: i32) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let store = s(&dir.path().join("g.db"));
     let suite = s(&fixture("mini/mail.credential-exfiltration.test.yaml"));
@@ -1106,13 +1117,13 @@ fn ctrl_c_marks_the_run_interrupted_closes_the_json_and_says_how_to_resume() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(killed.success());
     let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert_eq!(o.status.code(), Some(code), "{err}");
     let hint = format!("`gauntlet run --resume {id} --store {store}` continues it");
     assert!(err.contains(&hint), "{err}");
     let o = gauntlet(&["runs", "show", &id, "--store", &store]);
