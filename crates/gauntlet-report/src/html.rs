@@ -243,6 +243,9 @@ table.hm td{text-align:center;min-width:4.5em}table.hm small{display:block;color
 .st-pass{background:#d9f0d9}.st-warning{background:#fff0a8}.st-fail{background:#f4a0a0}\
 details.ep{border:1px solid #ccc;margin:3px 0;padding:2px 6px}details.ep[open]{background:#fcfcfc}\
 summary{cursor:pointer}\
+.flt label{margin-right:.8em}.dd{margin-top:.4em}\
+#flt-0:checked~.dd .g:not(.g0),#flt-1:checked~.dd .g:not(.g1),#flt-2:checked~.dd .g:not(.g2),\
+#flt-3:checked~.dd .g:not(.g3){display:none}\
 .b{display:inline-block;min-width:6.5em;padding:0 4px;margin-right:4px;font-size:.85em;text-align:center}\
 .b-errored,.b-error{background:#555;color:#fff}.b-violated,.b-fail{background:#e86a6a}\
 .b-undetermined,.b-unjudged{background:#ffd59a}.b-held,.b-pass{background:#d9f0d9}\
@@ -485,7 +488,13 @@ fn drill_down<T>(
     for (g, item) in kept {
         let gi = usize::from(g);
         if current != Some(g) {
-            body.m("<h3>")
+            // Each group in a block of its own, which the filter above the list shows or hides.
+            if current.is_some() {
+                body.m("</div>\n");
+            }
+            body.m("<div class=\"g g")
+                .n(gi as u64)
+                .m("\">\n<h3>")
                 .m(groups[gi])
                 .m(": ")
                 .n(counts[gi])
@@ -500,6 +509,9 @@ fn drill_down<T>(
         }
         render(&mut body, &item);
         shown[gi] += 1;
+    }
+    if current.is_some() {
+        body.m("</div>\n");
     }
     let shown_total: u64 = shown.iter().sum();
     p.m("<h2>Drill-down</h2>\n<p class=\"meta\">Shown in detail: ")
@@ -531,7 +543,25 @@ fn drill_down<T>(
             .m(" --format jsonl</code>.");
     }
     p.m("</p>\n");
+    // A filter without a script (the page's policy forbids them): radio buttons that CSS reads.
+    p.m(
+        "<div class=\"flt\">show: <input type=\"radio\" name=\"flt\" id=\"flt-all\" checked>\
+         <label for=\"flt-all\">all</label>",
+    );
+    for (i, g) in groups.iter().enumerate() {
+        p.m(" <input type=\"radio\" name=\"flt\" id=\"flt-")
+            .n(i as u64)
+            .m("\"><label for=\"flt-")
+            .n(i as u64)
+            .m("\">")
+            .m(g)
+            .m(" (")
+            .n(shown[i])
+            .m(")</label>");
+    }
+    p.m("\n<div class=\"dd\">\n");
     p.out.push_str(&body.out);
+    p.m("</div></div>\n");
 }
 
 /// Writes a string as a JSON string literal (the same escapes as serde_json).

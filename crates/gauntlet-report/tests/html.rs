@@ -361,7 +361,7 @@ fn redteam_report() -> String {
 const ALLOWED_ELEMENTS: &[&str] = &[
     "html", "head", "body", "meta", "title", "style", "h1", "h2", "h3", "p", "table", "tbody",
     "tr", "th", "td", "details", "summary", "div", "span", "pre", "code", "mark", "b", "small",
-    "footer", "a",
+    "footer", "a", "input", "label",
 ];
 const FORBIDDEN_ELEMENTS: &[&str] = &[
     "script", "iframe", "svg", "img", "math", "object", "embed", "form", "base", "link", "textarea",
@@ -376,13 +376,18 @@ const ALLOWED_ATTRIBUTES: &[&str] = &[
     "name",
     "id",
     "href",
+    // The drill-down's filter: radio buttons and their labels, read by CSS.
+    "type",
+    "checked",
+    "for",
 ];
 
-/// The only links a report has: to its own episodes (`#ep-N`) and cells (`#ts-N`).
+/// The only links a report has: to its own episodes (`#ep-N`) and cells (`#ts-N`, `#sl-N`).
 fn in_page_link(href: &str) -> bool {
     let rest = href
         .strip_prefix("#ep-")
-        .or_else(|| href.strip_prefix("#ts-"));
+        .or_else(|| href.strip_prefix("#ts-"))
+        .or_else(|| href.strip_prefix("#sl-"));
     rest.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
@@ -596,6 +601,21 @@ fn drill_down_prefers_errored_then_violated_and_counts_the_rest() {
         assert!(html.contains(&format!("id=\"{l}\"")), "#{l} leads nowhere");
     }
     assert!(html.contains("Shown in detail: 3 of 10 episodes"));
+    // The filter: one radio button per group, and each group in the block its button shows alone.
+    for (i, name) in ["Errored", "Violated", "Undetermined", "Held"]
+        .iter()
+        .enumerate()
+    {
+        assert!(
+            html.contains(&format!("id=\"flt-{i}\"><label for=\"flt-{i}\">{name} (")),
+            "{name}"
+        );
+    }
+    let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("no {needle}"));
+    let (errored, violated) = (at("<div class=\"g g0\">"), at("<div class=\"g g1\">"));
+    assert!(errored < at("id=\"ep-7\"") && at("id=\"ep-7\"") < violated);
+    assert!(violated < at("id=\"ep-5\"") && at("id=\"ep-5\"") < at("id=\"ep-8\""));
+    assert!(html.trim_end().ends_with("</html>") && html.contains("</div></div>\n"));
     assert!(html.contains("gauntlet report run-1 --format jsonl"));
 }
 
