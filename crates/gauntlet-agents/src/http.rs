@@ -128,9 +128,9 @@ impl Agent for HttpAgent {
                 return Err(format!("HTTP {}: redirected to {to}, another origin: not followed, so that the configured headers stay with the app", status.as_u16()));
             }
             let text = resp.text().await.map_err(|e| format!("reading the reply failed: {}", gauntlet_llm::error::describe_transport(&e)))?;
-            // The app may echo the headers it was sent: their values never reach the record.
-            let text = gauntlet_llm::error::redact(&text, self.headers.iter().map(|(_, v)| v.as_str()));
             if !status.is_success() {
+                // The app's error may echo the headers it was sent: their values never reach the record.
+                let text = gauntlet_llm::error::redact(&text, self.headers.iter().map(|(_, v)| v.as_str()));
                 return Err(format!("HTTP {}: {}", status.as_u16(), text.chars().take(300).collect::<String>()));
             }
             serde_json::from_str::<AppReply>(&text).map_err(|e| format!("the reply is not {{\"output\": string, \"tool_calls\"?: [{{\"tool\", \"args\"}}]}}: {e}"))

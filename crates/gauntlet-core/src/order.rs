@@ -169,12 +169,22 @@ pub fn run_ordered<R: Send>(
         }
         drop(tx);
         let mut order = InOrder::new(total, done);
-        let mut receive = || match rx.recv_timeout(IDLE) {
-            Ok(batch) => Received::Results(batch),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Received::Idle,
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Received::End,
+        // Idle is measured from the last thing handed to the sink, not per wait: results that arrive out of order
+        // while the next one in order is slow hand nothing on, and must not postpone the sink's commit.
+        let handed = std::cell::Cell::new(std::time::Instant::now());
+        let mut receive = || {
+            let wait = IDLE.saturating_sub(handed.get().elapsed());
+            if wait.is_zero() {
+                return Received::Idle;
+            }
+            match rx.recv_timeout(wait) {
+                Ok(batch) => Received::Results(batch),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Received::Idle,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Received::End,
+            }
         };
         while let Some(got) = order.next(&mut receive, &mut load) {
+            handed.set(std::time::Instant::now());
             let r = match got {
                 Next::Item(r) => r.map(Some),
                 Next::Idle => Ok(None),
@@ -307,6 +317,53 @@ mod pool_tests {
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(items, 2);
         assert!(idle >= 1, "no quiet spell reached the sink");
+    }
+
+    #[test]
+    fn a_quiet_spell_is_told_even_while_later_results_keep_arriving() {
+        // Item 0 waits for the sink to hear of a quiet spell while the other worker keeps finishing later items
+        // (every few milliseconds, out of order): they hand the sink nothing, so it must hear all the same.
+        let heard = std::sync::atomic::AtomicBool::new(false);
+        let is_heard = || heard.load(std::sync::atomic::Ordering::SeqCst);
+        let mut released_by_idle = None;
+        run_ordered(
+            2000,
+            None,
+            PoolConfig {
+                workers: 2,
+                chunk: 1,
+            },
+            &|i| {
+                let started = std::time::Instant::now();
+                // Five seconds: about half the time the later items take while nothing is heard, so a pool
+                // that waited for them to end before telling the sink would let it pass.
+                if i == 0 {
+                    while !is_heard() && started.elapsed() < std::time::Duration::from_secs(5) {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    return is_heard();
+                }
+                if !is_heard() {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                false
+            },
+            &|_, _| false,
+            &mut |r| {
+                match r {
+                    None => heard.store(true, std::sync::atomic::Ordering::SeqCst),
+                    Some(by_idle) if released_by_idle.is_none() => released_by_idle = Some(by_idle),
+                    Some(_) => {}
+                }
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            released_by_idle,
+            Some(true),
+            "the slow first item waited out its deadline"
+        );
     }
 
     #[test]

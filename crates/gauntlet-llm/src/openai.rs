@@ -88,8 +88,8 @@ pub(crate) fn http_error(
 
 /// Sends a request with extra headers and returns its JSON body, mapping HTTP failures, transport failures
 /// and bodies that are not JSON to errors the pool knows how to retry.
-/// `key` (the API key) and the values of `extra` are redacted from whatever the answer says: a provider may echo
-/// what it was sent, and its errors and replies are stored and printed.
+/// `key` (the API key) and the values of `extra` are redacted from an error's body: a provider may echo what it was
+/// sent, and its errors are stored and printed.
 pub(crate) async fn send_json(
     mut rb: reqwest::RequestBuilder,
     extra: &[(String, String)],
@@ -108,10 +108,15 @@ pub(crate) async fn send_json(
         .text()
         .await
         .map_err(|e| LlmError::Connect(crate::error::describe_transport(&e)))?;
-    let secrets = extra.iter().map(|(_, v)| v.as_str()).chain(key);
-    let text = crate::error::redact(&text, secrets);
     if !(200..300).contains(&status) {
-        return Err(http_error(status, &headers, &text));
+        // An error may quote what the request carried; a reply is left as it is (a header value can be an
+        // ordinary word of the model's answer).
+        let secrets = extra.iter().map(|(_, v)| v.as_str()).chain(key);
+        return Err(http_error(
+            status,
+            &headers,
+            &crate::error::redact(&text, secrets),
+        ));
     }
     serde_json::from_str(&text).map_err(|e| LlmError::Malformed(format!("invalid JSON: {e}")))
 }

@@ -8,36 +8,73 @@ use std::path::{Path, PathBuf};
 /// A file being written; [`AtomicFile::commit`] puts it in place, and dropping it uncommitted removes it.
 pub struct AtomicFile {
     out: Option<std::io::BufWriter<std::fs::File>>,
-    temp: PathBuf,
+    /// The temporary file renamed over the destination; `None` when the destination is written directly.
+    temp: Option<PathBuf>,
     path: PathBuf,
 }
 
 impl AtomicFile {
-    /// Starts writing `path` (through a temporary file in the same directory, so the rename stays on one
-    /// file system).
+    /// Starts writing `path` through a temporary file in the same directory (so the rename stays on one file
+    /// system), created anew (never through a link someone left there). A destination that exists and is not a
+    /// regular file (`/dev/null`, `/dev/stdout`, a pipe, a link) is written directly: it is not replaced.
     pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
+        let named = |e: std::io::Error| {
+            std::io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
+        };
+        let regular = match std::fs::symlink_metadata(path) {
+            Ok(m) => m.file_type().is_file(),
+            Err(_) => true,
+        };
+        if !regular {
+            let file = std::fs::File::create(path).map_err(named)?;
+            return Ok(AtomicFile {
+                out: Some(std::io::BufWriter::new(file)),
+                temp: None,
+                path: path.to_path_buf(),
+            });
+        }
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        let file = std::fs::File::create(&temp).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
-        })?;
-        Ok(AtomicFile {
-            out: Some(std::io::BufWriter::new(file)),
-            temp,
-            path: path.to_path_buf(),
-        })
+        // A name no one else uses: this process, and a count (create_new refuses one that exists).
+        static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let mut tries = 0;
+        loop {
+            let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let temp = path.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&temp)
+            {
+                Ok(file) => {
+                    return Ok(AtomicFile {
+                        out: Some(std::io::BufWriter::new(file)),
+                        temp: Some(temp),
+                        path: path.to_path_buf(),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 100 => {
+                    tries += 1
+                }
+                Err(e) => return Err(named(e)),
+            }
+        }
     }
 
     /// Flushes the file to disk and renames it over the destination.
     pub fn commit(mut self) -> std::io::Result<()> {
         if let Some(out) = self.out.take() {
             let file = out.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()?;
+            if self.temp.is_some() {
+                file.sync_all()?;
+            }
         }
-        std::fs::rename(&self.temp, &self.path).map_err(|e| {
+        let Some(temp) = self.temp.take() else {
+            return Ok(());
+        };
+        std::fs::rename(&temp, &self.path).map_err(|e| {
             std::io::Error::new(
                 e.kind(),
                 format!("cannot write {}: {e}", self.path.display()),
@@ -104,8 +141,10 @@ impl Write for AtomicFile {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         // Not committed: the destination keeps what it had, and the partial file goes.
-        if self.out.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
+        if self.out.take().is_some()
+            && let Some(temp) = &self.temp
+        {
+            let _ = std::fs::remove_file(temp);
         }
     }
 }
@@ -137,5 +176,9 @@ mod tests {
         assert_eq!(left.len(), 1, "the partial file is removed: {left:?}");
         write_atomic(&path, b"new").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(std::fs::read_to_string(&path).ok().as_deref(), Some("new"));
+        // A device is written, never replaced.
+        write_atomic(Path::new("/dev/null"), b"x").unwrap_or_else(|e| panic!("{e}"));
+        let null = std::fs::metadata("/dev/null").map(|m| m.file_type().is_file());
+        assert_eq!(null.ok(), Some(false));
     }
 }
