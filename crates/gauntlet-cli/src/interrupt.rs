@@ -21,10 +21,9 @@ static CLOSE: Mutex<Option<Box<dyn FnOnce() + Send>>> = Mutex::new(None);
 /// From now on, Ctrl-C closes `doc` (as stopped by an interrupt) before anything else.
 pub fn closes<W: std::io::Write + Send + 'static>(doc: &gauntlet_report::json::SharedDoc<W>) {
     let doc = doc.clone();
+    let close = move || drop(doc.finish("stopped", &"interrupted"));
     if let Ok(mut c) = CLOSE.lock() {
-        *c = Some(Box::new(move || {
-            drop(doc.finish("stopped", &"interrupted"))
-        }));
+        *c = Some(Box::new(close));
     }
 }
 
@@ -42,8 +41,13 @@ pub fn install() {
             rt.block_on(async {
                 // SIGTERM (a `kill`, a container or CI runner stopping) is handled as Ctrl-C is.
                 let code = gauntlet_mcp::stop_signal().await.exit_code();
+                // Closing waits for an item being written (to a pipe that may be full): a second signal quits.
                 if let Some(close) = CLOSE.lock().ok().and_then(|mut c| c.take()) {
-                    close();
+                    let closing = tokio::task::spawn_blocking(close);
+                    tokio::select! {
+                        _ = closing => {}
+                        _ = gauntlet_mcp::stop_signal() => std::process::exit(code),
+                    }
                 }
                 let recording = RECORDING.lock().ok().and_then(|mut r| r.take());
                 let Some(Recording { store, id, kind }) = recording else {
@@ -69,7 +73,7 @@ pub fn install() {
                             crate::stored::store_flag(&store)
                         );
                     }
-                    _ = tokio::signal::ctrl_c() => eprintln!("quit"),
+                    _ = gauntlet_mcp::stop_signal() => eprintln!("quit"),
                 }
                 std::process::exit(code);
             });

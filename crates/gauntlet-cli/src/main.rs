@@ -1572,7 +1572,7 @@ fn privilege_report(
     )?;
     let doc = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census, "defenses": scores});
     if let Some(path) = json {
-        let mut w = json_out(path)?;
+        let mut w = gauntlet_report::json_out(path).context("--json")?;
         writeln!(w, "{}", serde_json::to_string_pretty(&doc)?)
             .and_then(|()| w.flush())
             .with_context(|| format!("--json: cannot write {}", path.display()))?;
@@ -1846,17 +1846,12 @@ fn json_document(
     list: &str,
 ) -> Result<Option<gauntlet_report::json::SharedDoc<gauntlet_report::JsonOut>>> {
     let Some(path) = path else { return Ok(None) };
-    let doc = gauntlet_report::json::Streamed::start(json_out(path)?, head, list)
+    let out = gauntlet_report::json_out(path).context("--json")?;
+    let doc = gauntlet_report::json::Streamed::start(out, head, list)
         .with_context(|| format!("--json: cannot write {}", path.display()))?;
     let doc = gauntlet_report::json::SharedDoc::new(doc);
     interrupt::closes(&doc);
     Ok(Some(doc))
-}
-
-/// Opens a `--json` destination ([`gauntlet_report::json_out`]).
-fn json_out(path: &std::path::Path) -> Result<gauntlet_report::JsonOut> {
-    gauntlet_report::json_out(path)
-        .with_context(|| format!("--json: cannot create {}", path.display()))
 }
 
 /// Stores one red-team case as it completes.

@@ -6,8 +6,8 @@ use crate::{Axes, Defense, DefenseError, Policy, TaskContext};
 use gauntlet_core::{Decision, GatewayEvent, ToolCall};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,7 +36,9 @@ fn shown(text: &str) -> String {
 
 struct Pipe {
     child: Child,
-    stdin: ChildStdin,
+    /// Requests for the process's input, written on a thread of their own: a process that stops reading cannot
+    /// block the run (its answer is awaited at most the timeout instead).
+    to_child: Sender<Vec<u8>>,
     /// The process's output lines, read on a thread of their own so that waiting for one can time out.
     lines: Receiver<Result<String, String>>,
     timeout: Duration,
@@ -46,6 +48,29 @@ struct Pipe {
 }
 
 impl Pipe {
+    /// Writes what `to_child` receives to the process's input, until it fails or the pipe is dropped.
+    fn writer(mut stdin: std::process::ChildStdin) -> Sender<Vec<u8>> {
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            for msg in rx {
+                if stdin.write_all(&msg).and_then(|_| stdin.flush()).is_err() {
+                    break;
+                }
+            }
+        });
+        tx
+    }
+
+    /// Sends requests (whole lines), unless the process is out of step.
+    fn send(&mut self, lines: Vec<u8>) -> Result<(), String> {
+        if let Some(why) = &self.broken {
+            return Err(why.clone());
+        }
+        self.to_child
+            .send(lines)
+            .map_err(|_| "cannot write to the defense process (did it exit?)".to_string())
+    }
+
     /// Reads the process's output into lines of at most [`MAX_ANSWER`] bytes, until it ends or a line is too long.
     fn reader(stdout: std::process::ChildStdout) -> Receiver<Result<String, String>> {
         let (tx, rx) = std::sync::mpsc::channel();
@@ -95,18 +120,19 @@ impl Pipe {
             }
         };
         serde_json::from_str(line.trim_end()).map_err(|e| {
-            format!(
+            self.break_with(format!(
                 "the defense process answered a line that is not JSON ({e}): {}",
                 shown(&line)
-            )
+            ))
         })
     }
 
-    /// Marks the process as out of step for good, and says why.
+    /// Marks the process as out of step for good (and stops it: it is not asked again), and says why.
     fn break_with(&mut self, why: String) -> String {
         self.broken = Some(format!(
             "{why}; later answers cannot be matched to their requests, so none is used"
         ));
+        let _ = self.child.kill();
         why
     }
 }
@@ -156,8 +182,24 @@ impl Http {
 
     fn post_once(&mut self, body: &[u8]) -> Result<Value, String> {
         if self.conn.is_none() {
-            let stream = std::net::TcpStream::connect(&self.authority)
-                .map_err(|e| format!("cannot connect to {}: {e}", self.authority))?;
+            let cannot = |e: std::io::Error| format!("cannot connect to {}: {e}", self.authority);
+            let addrs: Vec<std::net::SocketAddr> =
+                std::net::ToSocketAddrs::to_socket_addrs(&self.authority)
+                    .map_err(cannot)?
+                    .collect();
+            // Connecting waits at most the timeout too, not the system's two minutes.
+            let mut last = std::io::Error::other("the host has no address");
+            let mut connected = None;
+            for a in addrs {
+                match std::net::TcpStream::connect_timeout(&a, self.timeout) {
+                    Ok(s) => {
+                        connected = Some(s);
+                        break;
+                    }
+                    Err(e) => last = e,
+                }
+            }
+            let stream = connected.ok_or_else(|| cannot(last))?;
             let _ = stream.set_nodelay(true);
             // Every read and write waits at most the timeout: a stalled endpoint errors, never hangs the run.
             stream
@@ -268,14 +310,11 @@ impl std::fmt::Debug for External {
     }
 }
 
-impl Drop for External {
+/// The process goes with the pipe, also when its hello failed (no defense was made of it).
+impl Drop for Pipe {
     fn drop(&mut self) {
-        if let Ok(mut t) = self.transport.lock()
-            && let Transport::Stdio(p) = &mut *t
-        {
-            let _ = p.child.kill();
-            let _ = p.child.wait();
-        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -296,10 +335,7 @@ fn exchange(
         Transport::Http(h) => h.post(&msg).map_err(err),
         Transport::Stdio(p) => {
             msg.push(b'\n');
-            p.stdin
-                .write_all(&msg)
-                .and_then(|_| p.stdin.flush())
-                .map_err(|e| err(format!("cannot write to the defense process: {e}")))?;
+            p.send(msg).map_err(err)?;
             p.read_answer().map_err(err)
         }
     }
@@ -340,7 +376,7 @@ impl External {
             name.clone(),
             Transport::Stdio(Pipe {
                 child,
-                stdin,
+                to_child: Pipe::writer(stdin),
                 lines: Pipe::reader(stdout),
                 timeout,
                 broken: None,
@@ -423,7 +459,14 @@ impl Remote {
 impl Policy for Remote {
     fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Result<Decision, DefenseError> {
         let reply = exchange(&self.name, &self.transport, &self.request(call, history))?;
-        self.answer(&reply)
+        self.answer(&reply).inspect_err(|e| {
+            // An answer of the wrong shape may be a stray line: the process is out of step from here on.
+            if let Ok(mut t) = self.transport.lock()
+                && let Transport::Stdio(p) = &mut *t
+            {
+                p.break_with(e.message.clone());
+            }
+        })
     }
 
     fn decide_batch(
@@ -450,13 +493,14 @@ impl Policy for Remote {
                     .map_err(|e| err(e.to_string()))?;
                 buf.push(b'\n');
             }
-            p.stdin
-                .write_all(&buf)
-                .and_then(|_| p.stdin.flush())
-                .map_err(|e| err(format!("cannot write to the defense process: {e}")))?;
+            p.send(buf).map_err(err)?;
             for _ in chunk {
                 let reply = p.read_answer().map_err(err)?;
-                out.push(self.answer(&reply)?);
+                // The rest of the chunk's answers are unread: the process is out of step from here on.
+                let decided = self.answer(&reply).inspect_err(|e| {
+                    p.break_with(e.message.clone());
+                })?;
+                out.push(decided);
             }
         }
         Ok(out)
@@ -647,6 +691,67 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("cannot be matched"), "{e}");
+    }
+
+    #[test]
+    fn a_stray_line_puts_the_process_out_of_step_and_no_later_answer_is_used() {
+        // A debug line before its answer: read as the answer, it is the wrong shape, and every later line would be
+        // one request late.
+        let script = "read l; echo '{\"name\": \"chatty\"}'; read l; echo '{}'; \
+                      while read l; do echo '{\"debug\": 1}'; echo '{\"decision\": \"allow\"}'; done";
+        let d =
+            External::start_with(script, Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e}"));
+        let (sol, call) = a_task();
+        let ctx = TaskContext {
+            case_id: "c1",
+            prompt: "p",
+            solution: &sol,
+            tools: &[],
+        };
+        let p = d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}"));
+        let e = p
+            .decide(&call, &[])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("expected"), "{e}");
+        let e = p
+            .decide(&call, &[])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            e.contains("cannot be matched"),
+            "the queued answer was used: {e}"
+        );
+        let batch = [(call.clone(), &[][..]), (call.clone(), &[][..])];
+        assert!(p.decide_batch(&batch).is_err());
+    }
+
+    #[test]
+    fn a_process_that_stops_reading_cannot_block_the_run() {
+        // Answers hello and prepare, then reads nothing more: a request larger than the pipe's buffer would block
+        // a writer that waited for it.
+        let script = "read l; echo '{\"name\": \"deaf\"}'; read l; echo '{}'; sleep 30";
+        let d = External::start_with(script, Duration::from_millis(500))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (sol, mut call) = a_task();
+        call.args = json!({"body": "x".repeat(1 << 20)});
+        let ctx = TaskContext {
+            case_id: "c1",
+            prompt: "p",
+            solution: &sol,
+            tools: &[],
+        };
+        let p = d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}"));
+        let started = std::time::Instant::now();
+        let e = p
+            .decide(&call, &[])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("did not answer within"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(20));
     }
 
     #[test]

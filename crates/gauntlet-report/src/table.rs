@@ -348,7 +348,9 @@ pub fn json_out(path: &std::path::Path) -> std::io::Result<JsonOut> {
     let w: Box<dyn std::io::Write + Send> = if path.as_os_str() == "-" {
         Box::new(std::io::stdout())
     } else {
-        Box::new(std::fs::File::create(path)?)
+        Box::new(std::fs::File::create(path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
+        })?)
     };
     Ok(std::io::BufWriter::new(w))
 }

@@ -20,7 +20,7 @@ const LONG_CEILING: usize = 9;
 /// to 4,014 when the red team's stored-only header fields moved to `gauntlet-redteam`, to 4,005 when the case list's
 /// table moved to `gauntlet-cases`, and to 3,980 when a run's plan messages moved to `gauntlet-store`.
 /// Getting to 2,000 means moving the commands' domain steps into the libraries too.
-const CLI_LINES_CEILING: usize = 3_940;
+const CLI_LINES_CEILING: usize = 3_939;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
