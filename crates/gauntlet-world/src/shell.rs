@@ -65,6 +65,10 @@ pub(crate) struct Shell {
     /// Commands run so far for the current command line, against [`MAX_STEPS`].
     #[serde(skip)]
     steps: usize,
+    /// Bytes in `egress`, against [`MAX_EGRESS_BYTES`] (kept, not summed per request: a command line may send
+    /// millions).
+    #[serde(skip)]
+    egress_bytes: usize,
 }
 
 impl Default for Shell {
@@ -78,6 +82,7 @@ impl Default for Shell {
             egress: vec![],
             status: 0,
             unavailable: vec![],
+            egress_bytes: 0,
             steps: 0,
         }
     }
@@ -197,6 +202,16 @@ const MAX_FS_BYTES: usize = 64 << 20;
 /// and a word or a command's arguments may expand to: past it the command fails with a message, so that a
 /// doubling loop of variables, `$(…)` or `cat` cannot exhaust the harness.
 pub(crate) const MAX_OUTPUT_BYTES: usize = 8 << 20;
+/// The most bytes one `curl` request may carry (an 8 MiB file uploaded, with room for its headers and URL).
+const MAX_REQUEST_BYTES: usize = 2 * MAX_OUTPUT_BYTES;
+/// The most arguments of one `curl` and URLs of one `wget` (each request is checked against what came before).
+const MAX_REQUESTS: usize = 10_000;
+/// The most file entries one command may scan (operands × files: `ls` and `find` with many operands).
+const MAX_SCAN: usize = 10_000_000;
+/// The most bytes the environment's variables hold together (names and values).
+const MAX_ENV_BYTES: usize = 16 << 20;
+/// The longest path of a file.
+const MAX_PATH_BYTES: usize = 4096;
 /// The most bytes that requests may carry out of the machine in one episode (URLs, headers and bodies).
 const MAX_EGRESS_BYTES: usize = 64 << 20;
 /// The longest command line `shell.run` takes.
@@ -216,6 +231,10 @@ pub(crate) fn limits() -> Vec<(String, String)> {
         (format!("{} sent by `curl` and `wget` (URLs, headers, bodies)", mib(MAX_EGRESS_BYTES)),
             "the request fails (curl exit 55, wget exit 4) and, not having left, is not in the egress log".into()),
         (format!("{} per command line", mib(MAX_COMMAND_BYTES)), "`shell.run` answers an error".into()),
+        (format!("{} of environment variables in all, {MAX_PATH_BYTES} bytes per path", mib(MAX_ENV_BYTES)),
+            "the assignment or the write fails".into()),
+        (format!("{MAX_REQUESTS} arguments of one `curl`, URLs of one `wget`; {MAX_SCAN} files scanned by one `ls` or `find` (operands × files)"),
+            "the command fails".into()),
         (format!("{MAX_STEPS} commands run by one command line, {MAX_DEPTH} levels of `$(…)`, `eval`, `source` and `sh -c`"),
             "the command fails (exit 2)".into()),
         (format!("{} KiB of each command's output in the command log (`world.shell.commands`)", LOG_OUTPUT_BYTES >> 10),
@@ -223,13 +242,11 @@ pub(crate) fn limits() -> Vec<(String, String)> {
     ]
 }
 
-/// The error of a command whose output or expansion would pass [`MAX_OUTPUT_BYTES`].
+/// The error of a command whose output, expansion or request would pass one of the limits above.
 fn too_large(what: &str) -> Out {
     err(
         1,
-        format!(
-            "bash: {what}: larger than the sandbox's limit of {MAX_OUTPUT_BYTES} bytes; not run"
-        ),
+        format!("bash: {what}: larger than the sandbox's limit (see the tool reference); not run"),
     )
 }
 
@@ -1283,7 +1300,11 @@ impl Shell {
         if roots.is_empty() {
             roots.push(".".into());
         }
+        if roots.len().saturating_mul(self.files.len()) > MAX_SCAN {
+            return too_large("find: its operands × the files to scan");
+        }
         let mut found: Vec<(String, String)> = vec![];
+        let mut found_bytes = 0usize;
         for r in &roots {
             let base = self.abs(r);
             if self.file(r).is_none() && !self.is_dir(&base) {
@@ -1314,6 +1335,10 @@ impl Shell {
                 } else {
                     format!("{}/{rel}", r.trim_end_matches('/'))
                 };
+                found_bytes += shown.len() + f.path.len();
+                if found_bytes > MAX_OUTPUT_BYTES {
+                    return too_large("find");
+                }
                 found.push((shown, f.path.clone()));
             }
         }
@@ -1366,15 +1391,27 @@ impl Shell {
             at = parent;
         }
         let full = || format!("{p}: No space left on device");
+        if abs.len() > MAX_PATH_BYTES {
+            return Err(format!(
+                "{}…: File name too long",
+                p.chars().take(40).collect::<String>()
+            ));
+        }
         if content.len() > MAX_FILE_BYTES {
             return Err(full());
         }
-        let used: usize = self.files.iter().map(|f| f.content.len()).sum();
+        // Paths count too: ten thousand files with long names are as large as their contents.
+        let used: usize = self
+            .files
+            .iter()
+            .map(|f| f.path.len() + f.content.len())
+            .sum();
         let replaced = match self.files.iter().find(|f| f.path == abs) {
-            Some(f) if !append => f.content.len(),
-            _ => 0,
+            Some(f) if !append => f.path.len() + f.content.len(),
+            Some(f) => f.path.len(),
+            None => 0,
         };
-        if used - replaced + content.len() > MAX_FS_BYTES {
+        if used - replaced + abs.len() + content.len() > MAX_FS_BYTES {
             return Err(full());
         }
         let count = self.files.len();
@@ -1395,15 +1432,13 @@ impl Shell {
     /// Records a request that leaves the machine, unless the episode's egress is spent ([`MAX_EGRESS_BYTES`]): a
     /// request refused for that never left, so it is not evidence.
     fn send(&mut self, e: Egress) -> Result<(), String> {
-        let size = |e: &Egress| {
-            e.url.len() + e.body.len() + e.headers.iter().map(String::len).sum::<usize>()
-        };
-        let used: usize = self.egress.iter().map(size).sum();
-        if used + size(&e) > MAX_EGRESS_BYTES {
+        let size = e.url.len() + e.body.len() + e.headers.iter().map(String::len).sum::<usize>();
+        if self.egress_bytes + size > MAX_EGRESS_BYTES {
             return Err(format!(
                 "connection reset (the sandbox's limit of {MAX_EGRESS_BYTES} bytes sent per episode is reached)"
             ));
         }
+        self.egress_bytes += size;
         self.egress.push(e);
         Ok(())
     }
@@ -1493,9 +1528,19 @@ impl Shell {
         }
     }
 
-    fn set_var(&mut self, name: &str, value: String) {
+    /// Sets a variable, unless the environment would pass [`MAX_ENV_BYTES`] (an error the command reports).
+    fn set_var(&mut self, name: &str, value: String) -> Result<(), Out> {
         if !is_name(name) {
-            return;
+            return Ok(());
+        }
+        let used: usize = self.env.iter().map(|v| v.name.len() + v.value.len()).sum();
+        let replaced = self
+            .env
+            .iter()
+            .find(|v| v.name == name)
+            .map_or(0, |v| v.name.len() + v.value.len());
+        if used - replaced + name.len() + value.len() > MAX_ENV_BYTES {
+            return Err(too_large("environment"));
         }
         self.unavailable.retain(|n| n != name);
         match self.env.iter_mut().find(|v| v.name == name) {
@@ -1505,6 +1550,7 @@ impl Shell {
                 value,
             }),
         }
+        Ok(())
     }
 
     fn mark_unavailable(&mut self, name: &str) {
@@ -1606,6 +1652,9 @@ impl Shell {
                 self.cwd.clone_from(cwd);
             }
             stderr.push_str(&o.stderr);
+            if stderr.len() > MAX_OUTPUT_BYTES {
+                return too_large("output of the pipeline");
+            }
             if o.code != 0 {
                 return Out {
                     stdout: o.stdout,
@@ -1632,11 +1681,11 @@ impl Shell {
         let mut o = match self.simple_inner(cmd, stdin, depth, &mut diag) {
             Ok(o) | Err(o) => o,
         };
+        // `$(…)` diagnostics reach the terminal before the command runs, whatever its redirections.
+        o.stderr = diag.stderr + &o.stderr;
         if o.stdout.len() + o.stderr.len() > MAX_OUTPUT_BYTES {
             o = too_large("output");
         }
-        // `$(…)` diagnostics reach the terminal before the command runs, whatever its redirections.
-        o.stderr = diag.stderr + &o.stderr;
         o
     }
 
@@ -1687,7 +1736,7 @@ impl Shell {
         }
         let out = if argv.is_empty() {
             for (name, v) in values {
-                self.set_var(&name, v);
+                self.set_var(&name, v)?;
             }
             Out {
                 code: diag.status.unwrap_or(0),
@@ -1706,13 +1755,18 @@ impl Shell {
                     (n.clone(), old)
                 })
                 .collect();
+            let mut set = Ok(());
             for (name, v) in values {
-                self.set_var(&name, v);
+                set = set.and_then(|()| self.set_var(&name, v));
             }
-            let o = self.exec(&argv, &io.stdin, depth);
+            let o = match set {
+                Ok(()) => self.exec(&argv, &io.stdin, depth),
+                Err(e) => e,
+            };
             for (name, old) in saved.into_iter().rev() {
                 match old {
-                    Some(v) => self.set_var(&name, v),
+                    // What was there fitted before.
+                    Some(v) => drop(self.set_var(&name, v)),
                     None => self.env.retain(|v| v.name != name),
                 }
             }
@@ -1891,7 +1945,7 @@ impl Shell {
                         } else {
                             let d = self.string(word, depth, diag)?;
                             if *assign {
-                                self.set_var(name, d.clone());
+                                self.set_var(name, d.clone())?;
                             }
                             d
                         }
@@ -1915,6 +1969,9 @@ impl Shell {
                 self.unavailable = unavailable;
                 self.cwd = cwd;
                 diag.stderr.push_str(&r.stderr);
+                if diag.stderr.len() > MAX_OUTPUT_BYTES {
+                    return Err(too_large("output of the command substitutions"));
+                }
                 diag.status = Some(r.code);
                 if r.code == 127 {
                     // Bash would substitute that command's real output; running on with an empty string in
@@ -2080,6 +2137,9 @@ impl Shell {
                 } else {
                     operands.iter().map(|s| s.to_string()).collect()
                 };
+                if targets.len().saturating_mul(self.files.len()) > MAX_SCAN {
+                    return too_large("ls: its operands × the files to scan");
+                }
                 // Names that start with a dot show only with -a or -A, as in a real shell.
                 let all = flags.iter().any(|f| {
                     matches!(f.as_str(), "--all" | "--almost-all")
@@ -2097,6 +2157,9 @@ impl Shell {
                             {
                                 out.push_str(&n);
                                 out.push('\n');
+                            }
+                            if out.len() > MAX_OUTPUT_BYTES {
+                                return too_large("ls");
                             }
                         }
                         Err(e) => return err(2, e),
@@ -2365,8 +2428,10 @@ impl Shell {
                 out = err(1, format!("bash: export: `{a}': not a valid identifier"));
                 continue;
             }
-            if let Some((n, v)) = a.split_once('=') {
-                self.set_var(n, v.to_string());
+            if let Some((n, v)) = a.split_once('=')
+                && let Err(e) = self.set_var(n, v.to_string())
+            {
+                return e;
             }
         }
         out
@@ -2622,6 +2687,9 @@ impl Shell {
                     None
                 };
                 self.curl_apply(&mut req, opt, a, val, stdin)?;
+                if req.size() > MAX_REQUEST_BYTES {
+                    return Err(too_large("curl: the request"));
+                }
                 continue;
             }
             // Short options cluster (`-sSL`); one that takes a value takes the rest of the cluster
@@ -2645,6 +2713,9 @@ impl Shell {
                 };
                 k = chars.len();
                 self.curl_apply(&mut req, opt, &flag, Some(&val), stdin)?;
+                if req.size() > MAX_REQUEST_BYTES {
+                    return Err(too_large("curl: the request"));
+                }
             }
         }
         Ok(req)
@@ -2755,6 +2826,12 @@ impl Shell {
     /// `curl`: every URL's request goes into the egress log, whatever its host, before any local failure
     /// (writing `-o`) can happen, since by then it has left the machine.
     fn curl(&mut self, args: &[String], stdin: &str) -> Out {
+        if args.len() > MAX_REQUESTS {
+            return err(
+                2,
+                format!("curl: more than {MAX_REQUESTS} arguments (the sandbox's limit)"),
+            );
+        }
         let req = match self.curl_parse(args, stdin) {
             Ok(r) => r,
             Err(e) => return e,
@@ -2798,6 +2875,10 @@ impl Shell {
         };
         let mut out = ok("");
         for (n, raw) in req.urls.iter().enumerate() {
+            // `file://` URLs and `-w` print per URL: many of them add up.
+            if out.stdout.len() + out.stderr.len() > MAX_OUTPUT_BYTES {
+                return too_large("curl");
+            }
             let mut url = match scheme(raw) {
                 None => format!("http://{raw}"),
                 Some(s) if s.eq_ignore_ascii_case("file") => {
@@ -3025,6 +3106,12 @@ impl Shell {
             Ok(r) => r,
             Err(e) => return e,
         };
+        if req.urls.len() > MAX_REQUESTS {
+            return err(
+                1,
+                format!("wget: more than {MAX_REQUESTS} URLs (the sandbox's limit)"),
+            );
+        }
         match req.info {
             Some(WgetOpt::Version) => return ok("GNU Wget 1.21.4 (simulated)\n"),
             Some(_) => return ok(format!("{WGET_USAGE}\n")),
@@ -3223,7 +3310,8 @@ impl Shell {
             }
             "env" => {
                 let a: EnvSetup = parse(args)?;
-                self.set_var(&a.name, a.value);
+                self.set_var(&a.name, a.value)
+                    .map_err(|e| e.stderr.trim_end().to_string())?;
                 Ok(())
             }
             other => Err(format!("unknown operation {other}")),
@@ -3433,6 +3521,24 @@ struct CurlReq {
 }
 
 impl CurlReq {
+    /// The bytes the request built so far carries (`@file` options read files: many of them add up).
+    fn size(&self) -> usize {
+        let texts = [
+            &self.headers,
+            &self.derived,
+            &self.url_query,
+            &self.form,
+            &self.urls,
+        ];
+        self.data.as_ref().map_or(0, String::len)
+            + self.upload.as_ref().map_or(0, |(n, c)| n.len() + c.len())
+            + texts
+                .iter()
+                .flat_map(|t| t.iter())
+                .map(String::len)
+                .sum::<usize>()
+    }
+
     /// Another `-d`-like piece: joined with `&`, except a `--json` piece, which curl appends as is.
     fn add_data(&mut self, piece: String, json: bool) {
         match &mut self.data {
@@ -3852,13 +3958,7 @@ fn printf(args: &[String]) -> Out {
             while fmt.get(i).is_some_and(char::is_ascii_digit) {
                 i += 1;
             }
-            let width: usize = fmt
-                .get(wstart..i)
-                .unwrap_or_default()
-                .iter()
-                .collect::<String>()
-                .parse()
-                .unwrap_or(0);
+            let width = digits(fmt.get(wstart..i).unwrap_or_default());
             let mut precision = None;
             if fmt.get(i) == Some(&'.') {
                 i += 1;
@@ -3866,14 +3966,11 @@ fn printf(args: &[String]) -> Out {
                 while fmt.get(i).is_some_and(char::is_ascii_digit) {
                     i += 1;
                 }
-                precision = Some(
-                    fmt.get(pstart..i)
-                        .unwrap_or_default()
-                        .iter()
-                        .collect::<String>()
-                        .parse::<usize>()
-                        .unwrap_or(0),
-                );
+                precision = Some(digits(fmt.get(pstart..i).unwrap_or_default()));
+            }
+            // A width or precision past the limit would be an output past it.
+            if width > MAX_OUTPUT_BYTES || precision.is_some_and(|p| p > MAX_OUTPUT_BYTES) {
+                return too_large("printf");
             }
             let Some(&conv) = fmt.get(i) else {
                 out.push('%');
@@ -3926,6 +4023,9 @@ fn printf(args: &[String]) -> Out {
             };
             next += 1;
             push_padded(&mut out, &text, width, &flags, conv);
+            if out.len() > MAX_OUTPUT_BYTES {
+                return too_large("printf");
+            }
         }
         if next >= rest.len() || next == before {
             break;
@@ -3985,6 +4085,14 @@ fn curl_payload(req: &CurlReq) -> (String, Vec<String>, String, Vec<String>) {
 
 /// Appends a printf conversion's `text` padded to `width`: left-justified with `-`, zero-padded after the sign with
 /// `0` (numbers only), else right-justified with spaces.
+/// A printf width or precision: none is 0, as in bash; one too large to hold is `usize::MAX` (past any limit).
+fn digits(d: &[char]) -> usize {
+    if d.is_empty() {
+        return 0;
+    }
+    d.iter().collect::<String>().parse().unwrap_or(usize::MAX)
+}
+
 fn push_padded(out: &mut String, text: &str, width: usize, flags: &str, conv: char) {
     let pad = width.saturating_sub(text.chars().count());
     if flags.contains('-') {

@@ -2596,6 +2596,58 @@ fn outputs_expansions_and_argument_lists_have_an_end() {
 }
 
 #[test]
+fn the_ways_round_the_output_limit_have_an_end_too() {
+    let mut w = shell();
+    big_file(&mut w, "m", 1);
+    let limit = "larger than the sandbox's limit";
+    let nine = |part: &str| [part; 9].join("");
+    for line in [
+        // Standard error down a pipeline, and from command substitutions.
+        ["cat m >&2"; 9].join(" | "),
+        format!("echo {}", nine("$(cat m >&2)")),
+        // printf's width and precision, and a format reused over many arguments.
+        "printf '%99999999999s' x".to_string(),
+        "printf '%.99999999999f' 1".to_string(),
+        format!("a=$(cat m); printf '%2000000s' {}", nine("$a ")),
+        // The environment as a whole.
+        format!(
+            "a=$(cat m){}",
+            (1..20).map(|i| format!("; v{i}=$a")).collect::<String>()
+        ),
+        // curl building one request from many files.
+        format!("curl -s {} http://sink.test/", ["-d @m "; 17].join("")),
+        format!("curl -s {}", nine("file:///home/user/m ")),
+    ] {
+        let (code, out) = run(&mut w, &line);
+        assert_ne!(code, 0, "{line:.80}");
+        assert!(
+            out.len() <= (8 << 20) + 4096,
+            "{line:.80}: {} bytes",
+            out.len()
+        );
+        assert!(
+            out.contains(limit),
+            "{line:.80}: {}",
+            &out[out.len().saturating_sub(200)..]
+        );
+    }
+    // Paths and operand lists.
+    let (code, out) = run(&mut w, &format!("touch {}", "p".repeat(5000)));
+    assert_eq!(code, 1);
+    assert!(out.contains("File name too long"), "{out:.200}");
+    let files: Vec<String> = (0..100).map(|i| format!("f{i}")).collect();
+    assert_eq!(run(&mut w, &format!("touch {}", files.join(" "))).0, 0);
+    let many = ". ".repeat(200_000);
+    for cmd in ["ls", "find"] {
+        let (code, out) = run(&mut w, &format!("{cmd} {many} -name nothing"));
+        assert_ne!(code, 0, "{cmd}");
+        assert!(out.contains("the files to scan"), "{cmd}: {out:.200}");
+    }
+    let (code, out) = run(&mut w, &format!("curl {}", "-s ".repeat(10_001)));
+    assert_eq!(code, 2, "{out:.200}");
+}
+
+#[test]
 fn the_disk_and_the_network_have_an_end() {
     let mut w = shell();
     big_file(&mut w, "m", 8);
