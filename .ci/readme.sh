@@ -107,14 +107,15 @@ for line in "${lines[@]}"; do
   set +e
   input=/dev/null
   [[ $cmd == "gauntlet gateway "* ]] && input=mcp-session.jsonl
-  bash -c "$cmd" < "$input" > "out.$n" 2> "err.$n"
+  # No line may hang CI: ten minutes each at most (the slowest takes a minute and a half).
+  timeout 600 bash -c "$cmd" < "$input" > "out.$n" 2> "err.$n"
   got=$?
   if [[ $input != /dev/null ]] && ! grep -q '"tools"' "out.$n"; then
     echo "      no tool list came back over MCP" >> "err.$n"
     got=99
   fi
   set -e
-  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
   if [ "$got" -eq "$want" ]; then
     printf 'ok    %-100s exit %d, %.1f s\n' "$cmd" "$got" "$secs"
   else
