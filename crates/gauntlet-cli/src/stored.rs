@@ -216,7 +216,7 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     let mut sink = gauntlet_report::file::Output::open(a.out.as_deref()).context("--out")?;
     let code = report(&st, &info, a.format, &mut sink, a.max_detail, &a.fail_on)?;
     sink.finish().context("--out")?;
-    if let Some(p) = &a.out {
+    if let Some(p) = a.out.as_ref().filter(|p| p.as_os_str() != "-") {
         eprintln!("wrote {}", p.display());
     }
     Ok(errored_stored(&info, a.ignore_errors).unwrap_or(code))

@@ -92,9 +92,9 @@ pub enum Output {
 }
 
 impl Output {
-    /// The file at `path`, or standard output.
+    /// The file at `path`, or standard output (no path, or `-`).
     pub fn open(path: Option<&Path>) -> std::io::Result<Output> {
-        Ok(match path {
+        Ok(match path.filter(|p| p.as_os_str() != "-") {
             Some(p) => Output::File(AtomicFile::create(p)?),
             None => Output::Stdout(std::io::BufWriter::new(std::io::stdout().lock())),
         })

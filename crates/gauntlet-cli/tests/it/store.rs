@@ -1394,6 +1394,15 @@ fn a_report_file_is_written_whole_or_not_at_all() {
     assert_eq!(files(), ["report.html"]);
     let written = std::fs::read_to_string(&html).unwrap_or_default();
     assert!(written.starts_with("<!DOCTYPE html>") && written.trim_end().ends_with("</html>"));
+    // `-` is standard output, as for --json.
+    let o = gauntlet(&[
+        "report", "latest", "--store", &store, "--format", "md", "-o", "-",
+    ]);
+    assert!(
+        o.status.success() && stdout(&o).starts_with("## Gauntlet run"),
+        "{}",
+        stderr(&o)
+    );
     // A destination that cannot be written is named.
     let o = gauntlet(&[
         "report",
