@@ -230,7 +230,8 @@ pub(crate) fn limits() -> Vec<(String, String)> {
             "the command fails (exit 1): `larger than the sandbox's limit`".into()),
         (format!("{} sent by `curl` and `wget` (URLs, headers, bodies)", mib(MAX_EGRESS_BYTES)),
             "the request fails (curl exit 55, wget exit 4) and, not having left, is not in the egress log".into()),
-        (format!("{} per command line", mib(MAX_COMMAND_BYTES)), "`shell.run` answers an error".into()),
+        (format!("{} per command line, and per script run by `source`, `eval` or `sh`", mib(MAX_COMMAND_BYTES)),
+            "`shell.run` answers an error; a script fails (exit 1)".into()),
         (format!("{} of environment variables in all, {MAX_PATH_BYTES} bytes per path", mib(MAX_ENV_BYTES)),
             "the assignment or the write fails".into()),
         (format!("{MAX_REQUESTS} arguments of one `curl`, URLs of one `wget`; {MAX_SCAN} files scanned by one `ls` or `find` (operands × files)"),
@@ -1577,6 +1578,10 @@ impl Shell {
     fn script(&mut self, src: &str, stdin: &str, depth: usize, subshell: bool) -> Out {
         if depth >= MAX_DEPTH {
             return err(2, "bash: maximum nesting depth exceeded");
+        }
+        // A script (`source`, `eval`, `sh -c`) is a command line too.
+        if src.len() > MAX_COMMAND_BYTES {
+            return too_large("script");
         }
         let list = match Lexer::new(src, &self.home(), depth + 1).list(false) {
             Ok(l) => l,

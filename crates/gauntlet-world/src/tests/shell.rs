@@ -2645,6 +2645,19 @@ fn the_ways_round_the_output_limit_have_an_end_too() {
     }
     let (code, out) = run(&mut w, &format!("curl {}", "-s ".repeat(10_001)));
     assert_eq!(code, 2, "{out:.200}");
+    // A script is held to a command line's length, whichever way it runs.
+    let (code, _) = run(&mut w, "a=$(cat m); echo \"$a$a\" > s.sh");
+    assert_eq!(code, 0);
+    for line in [
+        "source s.sh",
+        "sh s.sh",
+        "a=$(cat s.sh); eval \"$a\"",
+        "sh -c \"$(cat s.sh)\"",
+    ] {
+        let (code, out) = run(&mut w, line);
+        assert_ne!(code, 0, "{line}");
+        assert!(out.contains(limit), "{line}: {out:.200}");
+    }
 }
 
 #[test]
