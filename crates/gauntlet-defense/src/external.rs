@@ -654,13 +654,20 @@ mod tests {
         assert!(e.contains("not JSON"), "{e}");
     }
 
-    fn a_task() -> (Vec<ToolCall>, ToolCall) {
+    /// The policy `d` prepares for a task of one call (`mail.read m1`), and that call.
+    fn prepared(d: &External) -> (Box<dyn Policy>, ToolCall) {
         let call = ToolCall {
             id: "s".into(),
             tool: "mail.read".into(),
             args: json!({"id": "m1"}),
         };
-        (vec![call.clone()], call)
+        let ctx = TaskContext {
+            case_id: "c1",
+            prompt: "p",
+            solution: std::slice::from_ref(&call),
+            tools: &[],
+        };
+        (d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}")), call)
     }
 
     #[test]
@@ -669,14 +676,7 @@ mod tests {
         let script = "read l; echo '{\"name\": \"stall\"}'; read l; echo '{}'; read l; sleep 30";
         let d = External::start_with(script, Duration::from_millis(500))
             .unwrap_or_else(|e| panic!("{e}"));
-        let (sol, call) = a_task();
-        let ctx = TaskContext {
-            case_id: "c1",
-            prompt: "p",
-            solution: &sol,
-            tools: &[],
-        };
-        let p = d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}"));
+        let (p, call) = prepared(&d);
         let started = std::time::Instant::now();
         let e = p
             .decide(&call, &[])
@@ -701,14 +701,7 @@ mod tests {
                       while read l; do echo '{\"debug\": 1}'; echo '{\"decision\": \"allow\"}'; done";
         let d =
             External::start_with(script, Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e}"));
-        let (sol, call) = a_task();
-        let ctx = TaskContext {
-            case_id: "c1",
-            prompt: "p",
-            solution: &sol,
-            tools: &[],
-        };
-        let p = d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}"));
+        let (p, call) = prepared(&d);
         let e = p
             .decide(&call, &[])
             .err()
@@ -735,15 +728,8 @@ mod tests {
         let script = "read l; echo '{\"name\": \"deaf\"}'; read l; echo '{}'; sleep 30";
         let d = External::start_with(script, Duration::from_millis(500))
             .unwrap_or_else(|e| panic!("{e}"));
-        let (sol, mut call) = a_task();
+        let (p, mut call) = prepared(&d);
         call.args = json!({"body": "x".repeat(1 << 20)});
-        let ctx = TaskContext {
-            case_id: "c1",
-            prompt: "p",
-            solution: &sol,
-            tools: &[],
-        };
-        let p = d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}"));
         let started = std::time::Instant::now();
         let e = p
             .decide(&call, &[])
