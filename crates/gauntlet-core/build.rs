@@ -34,6 +34,9 @@ const SETS: &[&str] = &[
     "dev19.yaml",
     "dev20.yaml",
     "dev21.yaml",
+    "dev22.yaml",
+    "dev23.yaml",
+    "dev24.yaml",
 ];
 
 fn main() {
