@@ -280,7 +280,7 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
         eprintln!(
             "gauntlet gateway: session recorded as run {id} in {} (gauntlet report {id}{} --format html)",
             a.store.path.display(),
-            crate::stored::store_flag(&a.store.path)
+            gauntlet_store::store_flag(&a.store.path)
         );
         models.save_ledger(&st, &id)?;
     }

@@ -70,7 +70,7 @@ pub fn install() {
                         }
                         eprintln!(
                             "run {id} interrupted; what finished is stored: `gauntlet {kind} --resume {id}{}` continues it",
-                            crate::stored::store_flag(&store)
+                            gauntlet_store::store_flag(&store)
                         );
                     }
                     _ = gauntlet_mcp::stop_signal() => eprintln!("quit"),

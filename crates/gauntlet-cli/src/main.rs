@@ -838,7 +838,7 @@ fn tell_run_end(
         eprintln!(
             "run {id} recorded in {} (gauntlet report {id}{} --format html|md|junit|json|jsonl)",
             a.store.path.display(),
-            stored::store_flag(&a.store.path)
+            gauntlet_store::store_flag(&a.store.path)
         );
     }
 }
@@ -1057,7 +1057,7 @@ fn resumed_run<A: serde::de::DeserializeOwned>(
     };
     let info = st.run_of(id, kind)?;
     if info.kind != kind {
-        let how = stored::how_to_resume(&info, st.path());
+        let how = info.how_to_resume(st.path());
         bail!("--resume: {id} is a `{}` run; {how}", info.kind);
     }
     let stored = serde_json::from_value(info.args.clone())
@@ -1370,7 +1370,7 @@ fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
         eprintln!(
             "privilege run {id} recorded in {} (gauntlet report {id}{} --format html|md|json)",
             a.store.path.display(),
-            stored::store_flag(&a.store.path)
+            gauntlet_store::store_flag(&a.store.path)
         );
     }
     Ok(code)
@@ -2038,7 +2038,7 @@ fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         eprintln!(
             "red-team run {id} recorded in {} (gauntlet report {id}{} --format html|md|junit|json|jsonl)",
             a.store.path.display(),
-            stored::store_flag(&a.store.path)
+            gauntlet_store::store_flag(&a.store.path)
         );
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::redteam_metrics(&report));

@@ -5,7 +5,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gauntlet_cases::{EpisodeRecord, PreparedCase, Summary};
 use gauntlet_redteam::catalog::json_head;
-use gauntlet_report::json::RunHeader;
+use gauntlet_report::{Unfinished, json::RunHeader};
 use gauntlet_store::{RunInfo, RunKind, Store};
 use std::io::Write;
 use std::path::PathBuf;
@@ -86,6 +86,9 @@ pub struct ReportArgs {
     /// Exit 0 even when the run has errored results (which are never counted as safe).
     #[arg(long)]
     ignore_errors: bool,
+    /// Exit 0 even when the run never finished (its report says so; what never ran is not a pass).
+    #[arg(long)]
+    allow_partial: bool,
     #[command(flatten)]
     store: StoreArgs,
 }
@@ -161,7 +164,7 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                 writeln!(out, "model {model}: {counters}")?;
             }
             if r.status != gauntlet_store::RunStatus::Complete {
-                writeln!(out, "not complete: {}", how_to_resume(&r, st.path()))?;
+                writeln!(out, "not complete: {}", r.how_to_resume(st.path()))?;
             }
             if r.summary.is_some() {
                 drop(out);
@@ -180,13 +183,13 @@ pub fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                 bail!("--no-store: merging writes the merged run to the store");
             }
             let mut st = Store::open(&store.path)?;
-            let id = merge(&mut st, &shards, &mut out)?;
+            let id = st.atomically(|st| merge(st, &shards, &mut out))?;
             writeln!(
                 out,
                 "\nmerged {} shards as run {id} in {} (gauntlet report {id}{} --format html)",
                 shards.len(),
                 st.path().display(),
-                store_flag(st.path())
+                gauntlet_store::store_flag(st.path())
             )?;
         }
         RunsCommand::Delete { ids, store } => {
@@ -219,13 +222,19 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     if let Some(p) = a.out.as_ref().filter(|p| p.as_os_str() != "-") {
         eprintln!("wrote {}", p.display());
     }
-    Ok(errored_stored(&info, a.ignore_errors).unwrap_or(code))
+    let waived = [a.ignore_errors, a.allow_partial];
+    Ok(errored_stored(&info, waived).unwrap_or(code))
 }
 
-/// Exit 1 when a stored run is not all judged ([`RunInfo::not_all_judged`]), unless `--ignore-errors`.
-fn errored_stored(info: &RunInfo, ignore_errors: bool) -> Option<ExitCode> {
-    let why = info.not_all_judged().filter(|_| !ignore_errors)?;
-    eprintln!("run {} {why}; exit 1 (--ignore-errors exits 0)", info.id);
+/// Exit 1 when a stored run is not all judged ([`RunInfo::not_all_judged`]), unless waived: errored results by
+/// `--ignore-errors`, a run that never finished by `--allow-partial`.
+fn errored_stored(info: &RunInfo, [ignore_errors, allow_partial]: [bool; 2]) -> Option<ExitCode> {
+    let (waived, flag) = match info.status {
+        gauntlet_store::RunStatus::Complete => (ignore_errors, "--ignore-errors"),
+        _ => (allow_partial, "--allow-partial"),
+    };
+    let why = info.not_all_judged().filter(|_| !waived)?;
+    eprintln!("run {} {why}; exit 1 ({flag} exits 0)", info.id);
     Some(ExitCode::from(1))
 }
 
@@ -346,14 +355,27 @@ fn report_run(
         .with_context(|| format!("the stored header of run {}", info.id))?;
     let summary = run_summary(st, info, &header)?;
     let mut eps = episodes(st, &info.id);
+    // A run that never finished says so in every format (JSON Lines has no place for it: the exit code does).
+    let unfinished = (info.status != gauntlet_store::RunStatus::Complete).then(|| Unfinished {
+        status: info.status.to_string(),
+        done: info.done,
+        total: info.total,
+        resume: info.how_to_resume(st.path()),
+    });
+    let u = unfinished.as_ref();
     match format {
-        Format::Table => gauntlet_report::print_run(out, &header, &summary)?,
+        Format::Table => {
+            if let Some(u) = u {
+                writeln!(out, "{}\n", u.sentence())?;
+            }
+            gauntlet_report::print_run(out, &header, &summary)?
+        }
         Format::Json => {
             let mut sink = gauntlet_report::JsonSink::start(&mut *out, &header)?;
             for r in &mut eps {
                 gauntlet_cases::EpisodeSink::episode(&mut sink, &r)?;
             }
-            sink.finish(&summary)?;
+            sink.finish_stored(u, &summary)?;
         }
         Format::Jsonl => {
             // Each line carries its case's attack plan, as the run's case files say it now.
@@ -372,21 +394,27 @@ fn report_run(
             }
         }
         Format::Md => out.write_all(
-            gauntlet_report::markdown::run_markdown(&info.id, &header, &summary, &mut eps, &gates)
-                .as_bytes(),
+            gauntlet_report::markdown::run_markdown(
+                &info.id, &header, &summary, &mut eps, &gates, u,
+            )
+            .as_bytes(),
         )?,
         Format::Junit => {
             let files = by_case(info, &header, "test cases carry no `file`", |c| {
                 (!c.case.source.starts_with("builtin:")).then(|| c.case.source.clone())
             });
-            let junit = gauntlet_report::junit::run_junit(&info.id, &header, &mut eps, &files);
+            let junit = gauntlet_report::junit::run_junit(&info.id, &header, &mut eps, &files, u);
             out.write_all(junit.as_bytes())?
         }
         Format::Html => {
             let slices = by_case(info, &header, "slice heatmaps lead nowhere", |c| {
                 Some(gauntlet_report::html::slice_keys(&c.case))
             });
-            let opts = gauntlet_report::html::HtmlOptions { max_detail, slices };
+            let opts = gauntlet_report::html::HtmlOptions {
+                max_detail,
+                slices,
+                unfinished,
+            };
             let html =
                 gauntlet_report::html::run_html(&info.id, &header, &summary, &mut eps, &opts);
             out.write_all(html.as_bytes())?
@@ -420,7 +448,7 @@ fn report_redteam(
             info.id,
             info.done,
             info.total,
-            how_to_resume(info, st.path())
+            info.how_to_resume(st.path())
         ),
     };
     let framework = info.args.get("framework").and_then(|f| f.as_str());
@@ -518,7 +546,7 @@ fn report_privilege(
             info.id,
             info.done,
             info.total,
-            how_to_resume(info, st.path())
+            info.how_to_resume(st.path())
         );
     };
     let census: gauntlet_privilege::score::Census =
@@ -563,7 +591,7 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
     let st = open(&a.store)?;
     let info = st.run(&a.id)?;
     let code = replay(&st, &info, &a.fail_on)?;
-    Ok(errored_stored(&info, a.ignore_errors).unwrap_or(code))
+    Ok(errored_stored(&info, [a.ignore_errors, a.ignore_errors]).unwrap_or(code))
 }
 
 /// Replays `info` (a run or a red team): re-judges it as a new run.
@@ -687,7 +715,7 @@ fn replay_redteam(st: &Store, info: &RunInfo, fail_on: &[String]) -> Result<Exit
         bail!(
             "red-team run {} did not finish: {} first",
             info.id,
-            how_to_resume(info, st.path())
+            info.how_to_resume(st.path())
         );
     };
     let catalogue = gauntlet_redteam::catalog::builtin()
@@ -1052,11 +1080,8 @@ fn merge(st: &mut Store, specs: &[String], out: &mut dyn Write) -> Result<String
         }
         Ok(())
     })();
-    if let Err(e) = written {
-        // A half-merged run is of no use (resuming it would run the whole plan): it goes.
-        let _ = st.delete_run(&id);
-        return Err(e);
-    }
+    // A half-merged run is of no use (resuming it would run the whole plan): the transaction of the merge drops it.
+    written?;
     merge_ledgers(st, &shards, &id)?;
     let summary = sum.finish();
     st.finish_run(
@@ -1148,10 +1173,7 @@ fn merge_redteam(
         w.commit()?;
         Ok(())
     })();
-    if let Err(e) = written {
-        let _ = st.delete_run(&id);
-        return Err(e);
-    }
+    written?;
     merge_ledgers(st, shards, &id)?;
     st.finish_run(
         &id,
@@ -1161,36 +1183,4 @@ fn merge_redteam(
     let framework = args.get("framework").and_then(|f| f.as_str());
     gauntlet_report::print_redteam(out, &json_head(header), framework, &report)?;
     Ok(id)
-}
-
-/// How to finish an incomplete run: resume it with its own command, or, for a replay (which is not resumed),
-/// replay its original again.
-pub(crate) fn how_to_resume(info: &gauntlet_store::RunInfo, store: &std::path::Path) -> String {
-    let flag = store_flag(store);
-    match info.kind {
-        RunKind::Replay | RunKind::RedteamReplay => {
-            let original = info.args["replay_of"].as_str().unwrap_or("ORIGINAL_RUN_ID");
-            format!(
-                "a replay is not resumed; `gauntlet replay {original}{flag}` replays its original again"
-            )
-        }
-        kind => format!("`gauntlet {kind} --resume {}{flag}` continues it", info.id),
-    }
-}
-
-/// ` --store PATH` for a hint to paste, when the store is not the default one (empty when it is), the path quoted
-/// for a POSIX shell where it needs it.
-pub(crate) fn store_flag(path: &std::path::Path) -> String {
-    if path == std::path::Path::new(gauntlet_store::DEFAULT_PATH) {
-        return String::new();
-    }
-    let p = path.display().to_string();
-    let plain = !p.is_empty()
-        && p.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._/-+:@%,=".contains(c));
-    if plain {
-        format!(" --store {p}")
-    } else {
-        format!(" --store '{}'", p.replace('\'', "'\\''"))
-    }
 }

@@ -23,6 +23,8 @@ pub struct HtmlOptions {
     /// A run's cases by id: their risk group, environment and attack family (see [`slice_keys`]), so that the
     /// slice heatmaps' cells lead to their episodes. Without it, only the target × setting cells do.
     pub slices: HashMap<String, [String; 3]>,
+    /// Set for a stored run that never finished: the page opens with a banner that says so.
+    pub unfinished: Option<crate::Unfinished>,
 }
 
 impl Default for HtmlOptions {
@@ -30,6 +32,7 @@ impl Default for HtmlOptions {
         HtmlOptions {
             max_detail: 2000,
             slices: HashMap::new(),
+            unfinished: None,
         }
     }
 }
@@ -235,6 +238,7 @@ const CSS: &str = "\
 body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222;background:#fff}\
 h1{font-size:1.5em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #ccc}h3{font-size:1.05em}\
 table{border-collapse:collapse;margin:.4em 0 1em}\
+.unfinished{background:#fdecea;border:2px solid #c0392b;padding:.6em 1em}\
 th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}\
 th{background:#f3f3f3}td.r{text-align:right}\
 table.hm td{text-align:center;min-width:4.5em}table.hm small{display:block;color:#444}\
@@ -1115,6 +1119,11 @@ pub fn run_html(
     opts: &HtmlOptions,
 ) -> String {
     let mut p = Page::new(&format!("Gauntlet run {run_id}"));
+    if let Some(u) = &opts.unfinished {
+        p.m("<p class=\"unfinished\"><strong>")
+            .t(&u.sentence())
+            .m("</strong></p>\n");
+    }
     // The episodes shown in detail are chosen first, so that the heatmap's cells can link to theirs.
     let (kept, counts) = select(episodes, opts.max_detail, |r| (episode_group(r), r.index));
     let shown = shown_by(&kept, |r| {
@@ -1135,7 +1144,13 @@ pub fn run_html(
             ("targets", header.targets.join(", ")),
             ("defense", header.defense.clone()),
             ("cases", header.cases.len().to_string()),
-            ("episodes", summary.episodes.to_string()),
+            (
+                "episodes",
+                match &opts.unfinished {
+                    Some(u) => format!("{} of {} planned", summary.episodes, u.total),
+                    None => summary.episodes.to_string(),
+                },
+            ),
             ("errored", summary.errored.to_string()),
             ("undetermined", summary.undetermined.to_string()),
         ],

@@ -65,6 +65,21 @@ impl<W: Write> Streamed<W> {
         self.out.flush()?;
         Ok(self.out)
     }
+
+    /// [`Streamed::finish`] with two closing fields, in order.
+    pub fn finish_two(
+        mut self,
+        (key, value): (&str, &impl Serialize),
+        last: (&str, &impl Serialize),
+    ) -> std::io::Result<W> {
+        write!(self.out, "\n],{}:", serde_json::to_string(key)?)?;
+        serde_json::to_writer(&mut self.out, value)?;
+        write!(self.out, ",{}:", serde_json::to_string(last.0)?)?;
+        serde_json::to_writer(&mut self.out, last.1)?;
+        writeln!(self.out, "}}")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
 }
 
 /// A [`Streamed`] document that another thread may close early (the Ctrl-C handler, so that what was written still
@@ -155,6 +170,19 @@ impl<W: Write> JsonSink<W> {
     /// Closes the episode list, writes the summary and flushes.
     pub fn finish(self, summary: &Summary) -> std::io::Result<W> {
         self.doc.finish("summary", summary)
+    }
+
+    /// Closes the episode list of a stored run: for one that never finished, `"unfinished"` (status, results
+    /// stored and planned, how to finish it) comes before the summary of what it stored.
+    pub fn finish_stored(
+        self,
+        unfinished: Option<&crate::Unfinished>,
+        summary: &Summary,
+    ) -> std::io::Result<W> {
+        match unfinished {
+            Some(u) => self.doc.finish_two(("unfinished", u), ("summary", summary)),
+            None => self.finish(summary),
+        }
     }
 
     /// Ends a document whose run stopped early: the episodes so far, then `"stopped"` with why, instead of a

@@ -188,12 +188,15 @@ fn document_of(name: &str, suites: &[Suite]) -> String {
 
 /// The run job's JUnit XML, from its episodes in run order (repetitions of a case are adjacent in run order): one
 /// test suite per target × setting, so that a CI system shows each target's results in each setting apart.
-/// `files` gives a case's file by its id (a built-in case has none).
+/// `files` gives a case's file by its id (a built-in case has none). A run that never finished gets one more suite,
+/// `unfinished run`, whose one test case errors with the count of episodes never run, so CI cannot read the
+/// report as a pass.
 pub fn run_junit(
     run_id: &str,
     header: &RunHeader,
     episodes: &mut dyn Iterator<Item = EpisodeRecord>,
     files: &std::collections::HashMap<String, String>,
+    unfinished: Option<&crate::Unfinished>,
 ) -> String {
     // Suites in the order their first episode comes, each with its test cases and counts.
     let mut suites: Vec<Suite> = Vec::new();
@@ -230,6 +233,14 @@ pub fn run_junit(
     }
     if let Some(g) = group {
         tally(&g);
+    }
+    if let Some(u) = unfinished {
+        let case = format!(
+            "    <testcase classname=\"gauntlet.run\" name=\"{} episodes never run\"><error message=\"{}\"/></testcase>\n",
+            u.missing(),
+            xml_escape(&u.sentence())
+        );
+        suites.push(("unfinished run".into(), case, [1, 0, 1, 0], None));
     }
     document_of(
         &format!("gauntlet run {run_id} (defense {})", header.defense),

@@ -10,9 +10,11 @@ pub mod junit;
 pub mod markdown;
 pub mod progress;
 pub mod table;
+pub mod unfinished;
 
 pub use json::JsonSink;
 pub use table::{
     JsonOut, json_out, print_redteam, print_run, privilege_table, redteam_table, risk_env_table,
     rung_table, tables_out, target_setting_table,
 };
+pub use unfinished::Unfinished;

@@ -87,13 +87,15 @@ fn pct(r: &Rate) -> String {
 }
 
 /// The run job's summary: what ran, ASR and utility per target × setting with 95 % intervals, the violations
-/// (the first [`MAX_LISTED`] by name), the errored episodes by cause and the results of `gates`.
+/// (the first [`MAX_LISTED`] by name), the errored episodes by cause and the results of `gates`; a run that never
+/// finished opens with a banner that says so.
 pub fn run_markdown(
     run_id: &str,
     header: &RunHeader,
     summary: &Summary,
     episodes: &mut dyn Iterator<Item = EpisodeRecord>,
     gates: &[Gate],
+    unfinished: Option<&crate::Unfinished>,
 ) -> String {
     let mut out = String::new();
     let settings: Vec<String> = header
@@ -103,15 +105,23 @@ pub fn run_markdown(
         .map(ToString::to_string)
         .collect();
     let _ = writeln!(out, "## Gauntlet run `{}`\n", md_escape(run_id));
+    if let Some(u) = unfinished {
+        let _ = writeln!(out, "> **{}**\n", md_escape(&u.sentence()));
+    }
+    // An unfinished run planned more than it ran: the header says both.
+    let episodes_line = match unfinished {
+        Some(u) => format!("{} of {} planned episodes", summary.episodes, u.total),
+        None => format!("{} episodes", summary.episodes),
+    };
     let _ = writeln!(
         out,
-        "{} cases × {} settings ({}) × {} targets × {} reps = **{} episodes** · defense {} · seed {} · errored {} · undetermined {}\n",
+        "{} cases × {} settings ({}) × {} targets × {} reps = **{}** · defense {} · seed {} · errored {} · undetermined {}\n",
         header.cases.len(),
         settings.len(),
         settings.join(", "),
         header.targets.len(),
         header.config.repeat,
-        summary.episodes,
+        episodes_line,
         md_escape(&header.defense),
         header.config.seed,
         summary.errored,

@@ -573,6 +573,7 @@ fn drill_down_prefers_errored_then_violated_and_counts_the_rest() {
             max_detail: 3,
             // Episode 5 (case pick(15)) is shown and falls in the risk × environment cell (pick(2), pick(3)).
             slices: [(pick(15), [pick(2), pick(3), pick(12)])].into(),
+            unfinished: None,
         },
     );
     let order: Vec<usize> = html

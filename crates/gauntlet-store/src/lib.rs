@@ -30,6 +30,23 @@ pub const SCHEMA_VERSION: i64 = 3;
 /// Where runs are stored unless `--store` says otherwise.
 pub const DEFAULT_PATH: &str = ".gauntlet/gauntlet.db";
 
+/// ` --store PATH` for a hint to paste, when the store is not the default one (empty when it is), the path quoted
+/// for a POSIX shell where it needs it.
+pub fn store_flag(path: &Path) -> String {
+    if path == Path::new(DEFAULT_PATH) {
+        return String::new();
+    }
+    let p = path.display().to_string();
+    let plain = !p.is_empty()
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._/-+:@%,=".contains(c));
+    if plain {
+        format!(" --store {p}")
+    } else {
+        format!(" --store '{}'", p.replace('\'', "'\\''"))
+    }
+}
+
 /// Migrations, in order: migration `i` takes the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
     "
@@ -370,6 +387,21 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
+    /// How to finish this run when it is incomplete, as a clause to paste into a message: resume it with its own
+    /// command, or, for a replay (which is not resumed), replay its original again. `store` is the store's path.
+    pub fn how_to_resume(&self, store: &Path) -> String {
+        let flag = store_flag(store);
+        match self.kind {
+            RunKind::Replay | RunKind::RedteamReplay => {
+                let original = self.args["replay_of"].as_str().unwrap_or("ORIGINAL_RUN_ID");
+                format!(
+                    "a replay is not resumed; `gauntlet replay {original}{flag}` replays its original again"
+                )
+            }
+            kind => format!("`gauntlet {kind} --resume {}{flag}` continues it", self.id),
+        }
+    }
+
     /// The shard of its job's plan this run ran (`--shard I/N`), if it ran one: from its header's `config`.
     pub fn shard(&self) -> Option<gauntlet_core::order::Shard> {
         serde_json::from_value(self.header.get("config")?.get("shard")?.clone()).ok()
@@ -577,6 +609,29 @@ impl Store {
             id: info.id.clone(),
             done: self.done(&info.id, plan.total)?,
         })
+    }
+
+    /// Runs `f` in one transaction: what it stores appears at once when it returns `Ok`, and nothing does when it
+    /// fails or the process dies first (`runs merge` publishes its run only whole, never a `running` orphan).
+    /// [`Writer`]s inside it commit nothing of their own. Other writers wait meanwhile (the busy timeout).
+    pub fn atomically<T, E: From<StoreError>>(
+        &mut self,
+        f: impl FnOnce(&mut Store) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        let r = self.conn.execute_batch("BEGIN IMMEDIATE");
+        self.sql(r)?;
+        match f(self) {
+            Ok(v) => {
+                let r = self.conn.execute_batch("COMMIT");
+                self.sql(r)?;
+                Ok(v)
+            }
+            Err(e) => {
+                // Dropping the transaction is the point; a failed rollback is rolled back when the store reopens.
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
     }
 
     /// Marks a run `complete` (with its summary) or `failed`.
@@ -1087,7 +1142,8 @@ impl<'a> Writer<'a> {
     pub const INTERVAL: Duration = Duration::from_millis(250);
 
     fn begin(&mut self) -> Result<()> {
-        if !self.open {
+        // Inside [`Store::atomically`] the caller's transaction holds everything until it commits.
+        if !self.open && self.store.conn.is_autocommit() {
             let r = self.store.conn.execute_batch("BEGIN");
             self.store.sql(r)?;
             self.open = true;
@@ -1349,6 +1405,53 @@ mod tests {
             .err()
             .map(|e| e.to_string());
         assert!(e.is_some_and(|e| e.contains("no run `latest privilege`")));
+    }
+
+    /// A merge's run is published whole or not at all: while it is being written another connection (`runs list`,
+    /// a process that kills the merge) sees no run, and a failure (or a death, which never commits) leaves none.
+    #[test]
+    fn what_is_stored_atomically_appears_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("g.db");
+        let mut s = Store::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        let other = Store::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        let items = |st: &Store, id: &str| {
+            let mut w = st.writer(id);
+            // More than a writer's batch, so that a writer of its own would have committed on the way.
+            for i in 0..Writer::BATCH + 5 {
+                w.item(i, "redteam-case", None, &format!("{{\"i\":{i}}}"))?;
+            }
+            w.commit()
+        };
+        let failed: std::result::Result<(), StoreError> = s.atomically(|st| {
+            let id = st.create_run(RunKind::Redteam, &Value::Null, &Value::Null, 3000)?;
+            items(st, &id)?;
+            assert_eq!(
+                other.runs().map(|r| r.len()).ok(),
+                Some(0),
+                "seen before commit"
+            );
+            Err(StoreError::NoSuchRun("stop".into()))
+        });
+        assert!(failed.is_err());
+        assert_eq!(
+            other.runs().map(|r| r.len()).ok(),
+            Some(0),
+            "a failed merge left a run"
+        );
+        let id = s
+            .atomically(|st| -> Result<String> {
+                let id = st.create_run(RunKind::Redteam, &Value::Null, &Value::Null, 3000)?;
+                items(st, &id)?;
+                st.finish_run(&id, RunStatus::Complete, None)?;
+                Ok(id)
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let r = other.run(&id).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (r.status, r.done),
+            (RunStatus::Complete, Writer::BATCH as u64 + 5)
+        );
     }
 
     #[test]

@@ -1134,6 +1134,72 @@ fn interrupted_by(signal: &str, code: i32) {
         serde_json::from_str(&doc).unwrap_or_else(|e| panic!("{e}: {doc}"));
     assert_eq!(doc["stopped"], "interrupted", "{doc}");
     assert_eq!(doc["episodes"], serde_json::json!([]), "{doc}");
+    reports_say_unfinished(&store, &id, &hint);
+}
+
+/// Every report of an unfinished run says so, and its gates fail unless `--allow-partial` (issue 16).
+fn reports_say_unfinished(store: &str, id: &str, hint: &str) {
+    let banner = "Unfinished run: interrupted with 0 of 1 results; the 1 never run are not a pass";
+    for format in ["table", "md", "html"] {
+        let o = gauntlet(&["report", id, "--store", store, "--format", format]);
+        assert_eq!(o.status.code(), Some(1), "{format}: {}", stderr(&o));
+        assert!(stdout(&o).contains(banner), "{format}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("(--allow-partial exits 0)"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let partial = |format: &str| {
+        stdout(&gauntlet(&[
+            "report",
+            id,
+            "--store",
+            store,
+            "--format",
+            format,
+            "--allow-partial",
+        ]))
+    };
+    let md = partial("md");
+    assert!(md.contains("**0 of 1 planned episodes**"), "{md}");
+    let o = gauntlet(&["report", id, "--store", store, "--format", "json"]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(doc["unfinished"]["status"], "interrupted", "{doc}");
+    assert_eq!(
+        (
+            doc["unfinished"]["done"].as_u64(),
+            doc["unfinished"]["total"].as_u64()
+        ),
+        (Some(0), Some(1))
+    );
+    assert!(
+        doc["unfinished"]["resume"]
+            .as_str()
+            .is_some_and(|r| hint.contains(r)),
+        "{doc}"
+    );
+    assert!(doc["summary"].is_object(), "{doc}");
+    let junit = partial("junit");
+    assert!(
+        junit
+            .contains("<testsuite name=\"unfinished run\" tests=\"1\" failures=\"0\" errors=\"1\""),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("name=\"1 episodes never run\"><error message=\"Unfinished run"),
+        "{junit}"
+    );
+    // Unfinished fails the report unless allowed; then the gates decide (none can be computed on no episodes).
+    let base = ["report", id, "--store", store];
+    let allowed = gauntlet(&[&base[..], &["--allow-partial"]].concat());
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    let gated = gauntlet(&[&base[..], &["--allow-partial", "--fail-on", "errored > 0"]].concat());
+    assert_eq!(gated.status.code(), Some(3), "{}", stderr(&gated));
+    // --ignore-errors waives errored results, not missing ones.
+    let o = gauntlet(&[&base[..], &["--ignore-errors"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
 
 #[test]
