@@ -198,6 +198,35 @@ pub enum StoreError {
         /// The version found.
         found: i64,
     },
+    /// A store that can only be read has an older schema, which reading it needs migrated.
+    #[error(
+        "store {path} can only be read (no write access) and its schema version {found} is older than this \
+         build's {SCHEMA_VERSION}: open it once with write access (any `gauntlet runs list`) to migrate it"
+    )]
+    ReadOnlyOld {
+        /// The database file.
+        path: PathBuf,
+        /// The version found.
+        found: i64,
+    },
+}
+
+impl StoreError {
+    /// Whether opening failed for want of write access (a read-only file, directory or file system).
+    fn denied_writing(&self) -> bool {
+        use rusqlite::ErrorCode::{CannotOpen, PermissionDenied, ReadOnly};
+        match self {
+            StoreError::Sqlite {
+                source: rusqlite::Error::SqliteFailure(e, _),
+                ..
+            } => matches!(e.code, ReadOnly | CannotOpen | PermissionDenied),
+            StoreError::Io { source, .. } => matches!(
+                source.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ),
+            _ => false,
+        }
+    }
 }
 
 /// Results of this module.
@@ -446,13 +475,96 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// `path` for an SQLite `file:` URI: every byte but unreserved ones and `/` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 fn now() -> String {
     gauntlet_core::utc::now_rfc3339()
 }
 
 impl Store {
-    /// Opens (creating it and its directory if needed) and migrates the store at `path`.
+    /// Opens (creating it and its directory if needed) and migrates the store at `path`. A store without write
+    /// access (a read-only file, directory or file system: an archived run) is opened to be read: listing and
+    /// reporting work, and writing fails with SQLite's error.
     pub fn open(path: &Path) -> Result<Store> {
+        match Store::open_writable(path) {
+            Err(e) if e.denied_writing() && path.is_file() => {
+                Store::open_read_only(path).map_err(|ro| {
+                    // The read-only attempt's own error says more when it is about the schema.
+                    if matches!(ro, StoreError::ReadOnlyOld { .. }) {
+                        ro
+                    } else {
+                        e
+                    }
+                })
+            }
+            r => r,
+        }
+    }
+
+    /// Opens `path` to be read only. A store in a directory where SQLite cannot keep its shared-memory index is
+    /// read as immutable, which is exact only when no write-ahead log is pending: with one, the error stands.
+    fn open_read_only(path: &Path) -> Result<Store> {
+        use rusqlite::OpenFlags;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let version =
+            |c: &Connection| c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0));
+        let err = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
+        let wal = path.with_file_name(format!(
+            "{}-wal",
+            path.file_name()
+                .map_or_else(Default::default, |n| n.to_string_lossy())
+        ));
+        let pending_log = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+        let opened = Connection::open_with_flags(path, flags)
+            .and_then(|c| version(&c).map(|v| (c, v)))
+            .or_else(|e| {
+                if pending_log {
+                    return Err(e);
+                }
+                let c = Connection::open_with_flags(
+                    format!("file:{}?immutable=1", uri_path(path)),
+                    flags,
+                )?;
+                version(&c).map(|v| (c, v))
+            });
+        let (conn, found) = opened.map_err(err)?;
+        if found != SCHEMA_VERSION {
+            return Err(if found > SCHEMA_VERSION {
+                StoreError::TooNew {
+                    path: path.to_path_buf(),
+                    found,
+                }
+            } else {
+                StoreError::ReadOnlyOld {
+                    path: path.to_path_buf(),
+                    found,
+                }
+            });
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens (creating it and its directory if needed) and migrates the store at `path`, for writing.
+    fn open_writable(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
                 path: path.to_path_buf(),

@@ -409,6 +409,13 @@ fn resume_refuses_what_it_cannot_continue() {
     let want =
         format!("is a `run` run; `gauntlet run --resume {run} --store {store}` continues it");
     assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    // A finished run has nothing left to run, and a resume that failed on the way must not turn it `failed`.
+    let o = gauntlet(&["run", "-q", "--resume", &run, "--store", &store]);
+    assert_eq!(o.status.code(), Some(2));
+    let want = format!("--resume: run {run} is complete, with nothing left to run");
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    let o = gauntlet(&["runs", "show", &run, "--store", &store]);
+    assert!(stdout(&o).contains("· complete ·"), "{}", stdout(&o));
     let o = gauntlet(&["replay", &run, "--store", &store]);
     assert!(o.status.success(), "{}", stderr(&o));
     let replay = newest_run(&store).unwrap_or_else(|| panic!("no replay"));
@@ -1484,4 +1491,81 @@ fn a_report_file_is_written_whole_or_not_at_all() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A store without write access (an archived run, a read-only mount) is listed and reported; opening it used to
+/// write, so it could not even be listed (issue 16). As root, the reader runs as `nobody` (root may write anyway).
+#[test]
+fn a_read_only_store_is_listed_and_reported() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let shelf = dir.path().join("shelf");
+    let store = s(&shelf.join("g.db"));
+    let suite = s(&fixture("mini"));
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--suite",
+        &suite,
+        "--settings",
+        "benign",
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
+    let mode = |p: &Path, m: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    mode(dir.path(), 0o755);
+    mode(&shelf.join("g.db"), 0o444);
+    mode(&shelf, 0o555);
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let reader = |args: &[&str]| {
+        let bin = assert_cmd::cargo::cargo_bin("gauntlet");
+        let mut c = if root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(bin);
+            c
+        } else {
+            std::process::Command::new(bin)
+        };
+        c.args(args).output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    // The reader really cannot write there.
+    let probe = reader(&[
+        "run",
+        "-q",
+        "--suite",
+        &suite,
+        "--settings",
+        "benign",
+        "--store",
+        &store,
+    ]);
+    assert!(
+        !probe.status.success(),
+        "a reader wrote to a read-only store"
+    );
+    assert!(
+        stderr(&probe).contains("readonly") || stderr(&probe).contains("read-only"),
+        "{}",
+        stderr(&probe)
+    );
+    let o = reader(&["runs", "list", "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&id), "{}", stdout(&o));
+    let o = reader(&["report", &id, "--store", &store, "--format", "md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("## Gauntlet run `{id}`")),
+        "{}",
+        stdout(&o)
+    );
+    mode(&shelf, 0o755);
 }
