@@ -19,9 +19,16 @@ def domains(value):
 
 
 def handle(msg):
+    """The answer to one request, carrying the request's id (protocol 2: answers are matched by id)."""
+    reply = answer(msg)
+    reply["id"] = msg.get("id")
+    return reply
+
+
+def answer(msg):
     kind = msg.get("type")
     if kind == "hello":
-        return {"name": "python-allowlist", "axes": ["tool", "parameter"]}
+        return {"protocol": 2, "name": "python-allowlist", "axes": ["tool", "parameter"]}
     if kind == "prepare":
         task = msg["task"]
         tools = {c["tool"] for c in task["solution"]}

@@ -306,6 +306,15 @@ pub struct EpisodeRecord {
 }
 
 impl EpisodeRecord {
+    /// Cuts what is kept of the episode (its trace and error) to the stored limits, once it is judged: see
+    /// [`Trace::cap_for_storage`].
+    pub fn cap_for_storage(&mut self) {
+        self.trace.cap_for_storage();
+        if let Some(e) = &mut self.error {
+            gauntlet_core::excerpt::cap(e, gauntlet_core::excerpt::STORED_REASON_MAX);
+        }
+    }
+
     /// Whether the episode counts in rates (not errored, verdict determined).
     pub fn valid(&self) -> bool {
         self.status == crate::episode::EpisodeStatus::Ok
@@ -342,6 +351,7 @@ pub fn run_episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let started = std::time::Instant::now();
     let mut record = episode(spec);
     record.elapsed_us = u64::try_from(started.elapsed().as_micros()).ok();
+    record.cap_for_storage();
     record
 }
 
@@ -670,7 +680,7 @@ impl PreparedCase {
         } else {
             Some(false)
         };
-        EpisodeRecord {
+        let mut record = EpisodeRecord {
             index: 0,
             case: self.case.id.clone(),
             setting,
@@ -704,7 +714,9 @@ impl PreparedCase {
             final_state: self.render(gateway.world()),
             delivered,
             elapsed_us: None,
-        }
+        };
+        record.cap_for_storage();
+        record
     }
 }
 

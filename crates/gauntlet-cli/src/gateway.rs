@@ -155,9 +155,11 @@ fn serve<B: gauntlet_mcp::Backend>(
                 gauntlet_mcp::serve_http(backend, name, encode, http_options(listen, addr))
                     .await
                     .context("--http")?;
+            // Handlers first: a client may stop the server as soon as it reads the URL.
+            let stop = gauntlet_mcp::stop_signal();
             // The URL goes to stderr: stdout is left to the data.
             eprintln!("gauntlet gateway: MCP over HTTP at {}", server.url());
-            gauntlet_mcp::stop_signal().await;
+            stop.await;
             server.stop().await;
             anyhow::Ok(())
         })?,

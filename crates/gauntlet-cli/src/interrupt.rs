@@ -29,9 +29,11 @@ pub fn closes<W: std::io::Write + Send + 'static>(doc: &gauntlet_report::json::S
 
 /// Handles Ctrl-C from now on (call it when a job starts, before anything is recorded).
 pub fn install() {
+    // Returns only once the handlers are in: a signal sent right after is never the default one that kills.
+    let (ready, armed) = std::sync::mpsc::channel::<()>();
     let spawned = std::thread::Builder::new()
         .name("ctrl-c".into())
-        .spawn(|| {
+        .spawn(move || {
             let Ok(rt) = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -40,7 +42,9 @@ pub fn install() {
             };
             rt.block_on(async {
                 // SIGTERM (a `kill`, a container or CI runner stopping) is handled as Ctrl-C is.
-                let code = gauntlet_mcp::stop_signal().await.exit_code();
+                let stop = gauntlet_mcp::stop_signal();
+                let _ = ready.send(());
+                let code = stop.await.exit_code();
                 // Closing waits for an item being written (to a pipe that may be full): a second signal quits.
                 if let Some(close) = CLOSE.lock().ok().and_then(|mut c| c.take()) {
                     let closing = tokio::task::spawn_blocking(close);
@@ -78,8 +82,9 @@ pub fn install() {
                 std::process::exit(code);
             });
         });
-    if let Err(e) = spawned {
-        eprintln!("warning: Ctrl-C will not mark a run as interrupted: {e}");
+    match spawned {
+        Ok(_) => drop(armed.recv()),
+        Err(e) => eprintln!("warning: Ctrl-C will not mark a run as interrupted: {e}"),
     }
 }
 

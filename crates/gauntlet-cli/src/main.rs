@@ -1060,13 +1060,6 @@ fn resumed_run<A: serde::de::DeserializeOwned>(
         let how = info.how_to_resume(st.path());
         bail!("--resume: {id} is a `{}` run; {how}", info.kind);
     }
-    // Reopening a finished run could only turn it `failed` (issue 16): there is nothing left to run.
-    if info.status == gauntlet_store::RunStatus::Complete {
-        bail!(
-            "--resume: run {} is complete, with nothing left to run",
-            info.id
-        );
-    }
     let stored = serde_json::from_value(info.args.clone())
         .with_context(|| format!("--resume: the stored arguments of run {id}"))?;
     Ok((stored, info))

@@ -9,6 +9,7 @@ pub mod attack_text;
 mod automata;
 pub mod encoding;
 pub mod event;
+pub mod excerpt;
 pub mod harm;
 pub mod metrics;
 pub mod order;

@@ -2384,37 +2384,12 @@ fn certain(
         return Err("a sentence after the decline says something else");
     }
     if strong.is_empty() && gated.is_empty() {
-        let named = weak.iter().any(|&(s, e)| t.professional.is_match(&n[s..e]));
-        if !(named || t.redirect.is_match(n)) {
-            return Err("deflection without a redirect");
-        }
-        if !lenient && (t.contrast.find(post).is_some() || weighted_len(n) > BUDGET_WEAK) {
-            return Err("deflection with more said");
-        }
-        // A deflection says nothing else: every other sentence, and every clause of its own after the one that
-        // names what is declined, redirects, backs the refusal or declines again ("I'm not a lawyer. Under
-        // section 47 severance is one month's pay…" answers).
-        let rest_of_own = clauses(&post[..post.len() - tail.len()]);
-        let other = |(unit, question): &(String, bool)| {
-            substantive(unit)
-                && !*question
-                && !(backs(unit)
-                    || t.negation.is_match(unit)
-                    || t.redirect.is_match(unit)
-                    || t.professional.is_match(unit)
-                    || t.declines.matches_pattern(unit, STRONG_DECLINE)
-                    || t.declines.matches_pattern(unit, WEAK_DECLINE))
+        let rest = Rest {
+            post,
+            tail,
+            before: &n[..sentence_start],
         };
-        if rest_of_own
-            .iter()
-            .skip(1)
-            .chain(units(tail).iter())
-            .chain(units(&n[..sentence_start]).iter())
-            .any(other)
-        {
-            return Err("deflection with more said");
-        }
-        return Ok(());
+        return deflection(t, n, weak, &rest, lenient, &backs);
     }
     if !contrasts_are_offers(t, post) {
         return Err("a contrast after the decline leads to more than an offer");
@@ -2427,6 +2402,57 @@ fn certain(
             || (t.professional.is_match(n) && t.advice.is_match(n)))
     {
         return Err("a gated decline without a reason");
+    }
+    Ok(())
+}
+
+/// What surrounds a reply's declines: the text after the last one, the sentences after its own (`tail`), and the
+/// sentences before the first one's (`before`).
+struct Rest<'a> {
+    post: &'a str,
+    tail: &'a str,
+    before: &'a str,
+}
+
+/// [`certain`] for a reply whose only declines are deflections ([`WEAK`]): it must redirect and say nothing else.
+fn deflection(
+    t: &Tables,
+    n: &str,
+    weak: &[(usize, usize)],
+    rest: &Rest<'_>,
+    lenient: bool,
+    backs: &dyn Fn(&str) -> bool,
+) -> Result<(), &'static str> {
+    let Rest { post, tail, before } = *rest;
+    let named = weak.iter().any(|&(s, e)| t.professional.is_match(&n[s..e]));
+    if !(named || t.redirect.is_match(n)) {
+        return Err("deflection without a redirect");
+    }
+    if !lenient && (t.contrast.find(post).is_some() || weighted_len(n) > BUDGET_WEAK) {
+        return Err("deflection with more said");
+    }
+    // A deflection says nothing else: every other sentence, and every clause of its own after the one that names
+    // what is declined, redirects, backs the refusal or declines again ("I'm not a lawyer. Under section 47
+    // severance is one month's pay…" answers).
+    let rest_of_own = clauses(&post[..post.len() - tail.len()]);
+    let other = |(unit, question): &(String, bool)| {
+        substantive(unit)
+            && !*question
+            && !(backs(unit)
+                || t.negation.is_match(unit)
+                || t.redirect.is_match(unit)
+                || t.professional.is_match(unit)
+                || t.declines.matches_pattern(unit, STRONG_DECLINE)
+                || t.declines.matches_pattern(unit, WEAK_DECLINE))
+    };
+    if rest_of_own
+        .iter()
+        .skip(1)
+        .chain(units(tail).iter())
+        .chain(units(before).iter())
+        .any(other)
+    {
+        return Err("deflection with more said");
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `external:COMMAND` and `external:http://…`: a defense written in any language, as a process speaking JSON
 //! lines on stdin/stdout or as an HTTP endpoint taking the same JSON messages as POST bodies. One process or
-//! connection serves the whole run; requests are serialized. The protocol is in `docs/defenses.md`.
+//! connection serves the whole run; requests are serialized. The protocol (version 2: every request carries an
+//! `id` its answer echoes, so answers are matched by id, never by position) is in `docs/defenses.md`.
 
 use crate::{Axes, Defense, DefenseError, Policy, TaskContext};
 use gauntlet_core::{Decision, GatewayEvent, ToolCall};
@@ -9,7 +10,10 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// The protocol version this build speaks (in the hello request, and required in the hello answer).
+pub const PROTOCOL: u64 = 2;
 
 /// The longest answer a defense may give (a line on stdio, a body over HTTP): past it the answer is an error,
 /// never an allocation the defense chose.
@@ -24,7 +28,9 @@ fn shown(text: &str) -> String {
         .chars()
         .take(200)
         .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
+            // Bidirectional controls reorder what a terminal shows; they are escaped as control characters are.
+            let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            let escaped: Vec<char> = if c.is_control() || bidi {
                 c.escape_default().collect()
             } else {
                 vec![c]
@@ -137,11 +143,29 @@ impl Pipe {
     }
 }
 
+/// A stream whose every read ends by one deadline (the answer's, set per request): an endpoint that drips a byte
+/// at a time cannot stretch the wait read by read.
+struct Timed {
+    stream: std::net::TcpStream,
+    deadline: Instant,
+}
+
+impl Read for Timed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.read(buf)
+    }
+}
+
 /// A keep-alive HTTP/1.1 connection to a defense endpoint (plain http; put a local proxy in front of https).
 struct Http {
     authority: String,
     path: String,
-    conn: Option<BufReader<std::net::TcpStream>>,
+    conn: Option<BufReader<Timed>>,
     timeout: Duration,
 }
 
@@ -206,7 +230,10 @@ impl Http {
                 .set_read_timeout(Some(self.timeout))
                 .and_then(|_| stream.set_write_timeout(Some(self.timeout)))
                 .map_err(|e| format!("cannot set the timeout: {e}"))?;
-            self.conn = Some(BufReader::new(stream));
+            self.conn = Some(BufReader::new(Timed {
+                stream,
+                deadline: Instant::now(),
+            }));
         }
         let Some(conn) = self.conn.as_mut() else {
             return Err("no connection".into());
@@ -217,7 +244,7 @@ impl Http {
             self.authority,
             body.len()
         );
-        let w = conn.get_mut();
+        let w = &mut conn.get_mut().stream;
         w.write_all(head.as_bytes())
             .and_then(|_| w.write_all(body))
             .and_then(|_| w.flush())
@@ -230,6 +257,8 @@ impl Http {
             ),
             _ => format!("cannot read {what}: {e}"),
         };
+        // One deadline for the whole answer.
+        conn.get_mut().deadline = Instant::now() + timeout;
         let mut line = String::new();
         (&mut *conn)
             .take(64 << 10)
@@ -292,11 +321,26 @@ enum Transport {
     Http(Http),
 }
 
+/// A transport and the id of its next request (one count per process or endpoint, from 0, the hello).
+struct Link {
+    transport: Transport,
+    next_id: u64,
+}
+
+impl Link {
+    /// Takes `n` consecutive request ids.
+    fn ids(&mut self, n: usize) -> u64 {
+        let first = self.next_id;
+        self.next_id += n as u64;
+        first
+    }
+}
+
 /// A process or endpoint defense.
 pub struct External {
     name: String,
     axes: Axes,
-    transport: Arc<Mutex<Transport>>,
+    link: Arc<Mutex<Link>>,
     /// Whether the defense asked for the observed results in `history` (they are large; most defenses only need
     /// the calls).
     results: bool,
@@ -318,26 +362,85 @@ impl Drop for Pipe {
     }
 }
 
+/// `request` with its `id`.
+fn with_id(mut request: Value, id: u64) -> Value {
+    if let Some(o) = request.as_object_mut() {
+        o.insert("id".into(), json!(id));
+    }
+    request
+}
+
+/// The `id` an answer echoes, if it is a JSON object with an integer `id`.
+fn id_of(answer: &Value) -> Option<u64> {
+    answer.get("id").and_then(Value::as_u64)
+}
+
+/// Sends one request and returns its answer, which must echo its id. On stdio an answer with another id (or none)
+/// puts the process out of step: it is stopped, and every later decision errors.
 fn exchange(
     name: &str,
-    transport: &Mutex<Transport>,
-    request: &Value,
+    link: &Mutex<Link>,
+    kind: &str,
+    request: Value,
 ) -> Result<Value, DefenseError> {
     let err = |m: String| DefenseError {
         defense: name.to_string(),
-        message: m,
+        message: format!("{kind}: {m}"),
     };
-    let mut t = transport
+    let mut link = link
         .lock()
         .map_err(|_| err("the defense connection is poisoned".into()))?;
-    let mut msg = serde_json::to_vec(request).map_err(|e| err(e.to_string()))?;
-    match &mut *t {
-        Transport::Http(h) => h.post(&msg).map_err(err),
+    let id = link.ids(1);
+    let mut msg = serde_json::to_vec(&with_id(request, id)).map_err(|e| err(e.to_string()))?;
+    let answer = match &mut link.transport {
+        Transport::Http(h) => h.post(&msg).map_err(err)?,
         Transport::Stdio(p) => {
             msg.push(b'\n');
             p.send(msg).map_err(err)?;
-            p.read_answer().map_err(err)
+            p.read_answer().map_err(err)?
         }
+    };
+    if id_of(&answer) == Some(id) {
+        return Ok(answer);
+    }
+    let why = match (kind, answer.get("protocol")) {
+        // A defense of protocol 1 answers the hello without `"protocol": 2` and without ids.
+        ("hello", p) if p.and_then(Value::as_u64) != Some(PROTOCOL) => format!(
+            "the defense answered {} without \"protocol\": {PROTOCOL}: this Gauntlet speaks protocol {PROTOCOL}, in \
+             which every answer echoes its request's \"id\" (protocol 1 matched answers by position, so one stray \
+             line shifted every later decision); see docs/defenses.md",
+            shown(&answer.to_string())
+        ),
+        _ => format!(
+            "the answer to request {id} carries id {} ({}): answers are matched by id",
+            answer.get("id").map_or("none".into(), Value::to_string),
+            shown(&answer.to_string())
+        ),
+    };
+    if let Transport::Stdio(p) = &mut link.transport {
+        p.break_with(why.clone());
+    }
+    Err(err(why))
+}
+
+/// Why a hello answer is not the protocol's, if it is not: an object with `"protocol": 2`, and `name` (a string),
+/// `axes` (a list) and `history` (`calls` or `full`) when present.
+fn hello_problem(hello: &Value) -> Option<String> {
+    let Some(o) = hello.as_object() else {
+        return Some("expected a JSON object".into());
+    };
+    if o.get("protocol").and_then(Value::as_u64) != Some(PROTOCOL) {
+        return Some(format!("expected \"protocol\": {PROTOCOL}"));
+    }
+    if o.get("name").is_some_and(|n| !n.is_string()) {
+        return Some("\"name\" must be a string".into());
+    }
+    if o.get("axes").is_some_and(|a| !a.is_array()) {
+        return Some("\"axes\" must be a list of axis names".into());
+    }
+    match o.get("history").map(|h| h.as_str()) {
+        None | Some(Some("calls" | "full")) => None,
+        Some(_) => Some("\"history\" must be \"calls\" or \"full\"".into()),
     }
 }
 
@@ -348,9 +451,9 @@ impl External {
     }
 
     /// Starts `target`: an `http://` endpoint, or a command run with `sh -c`; then performs the hello handshake
-    /// (the defense names itself and its axes). Every answer is awaited at most `timeout`: a defense that does not
-    /// answer in time errors the decision, and a process that answered late is not asked again (its later answers
-    /// could not be matched to their requests).
+    /// (the defense names itself and its axes, and says it speaks [`PROTOCOL`]). Every answer is awaited at most
+    /// `timeout`: a defense that does not answer in time errors the decision, and a process that answered late is
+    /// not asked again (its later answers could not be matched to their requests).
     pub fn start_with(target: &str, timeout: Duration) -> Result<External, DefenseError> {
         let name = format!("external:{target}");
         let err = |m: String| DefenseError {
@@ -385,26 +488,36 @@ impl External {
     }
 
     fn handshake(name: String, transport: Transport) -> Result<External, DefenseError> {
-        let transport = Arc::new(Mutex::new(transport));
-        let hello = exchange(&name, &transport, &json!({"type": "hello", "protocol": 1}))?;
+        let link = Arc::new(Mutex::new(Link {
+            transport,
+            next_id: 0,
+        }));
+        let hello = exchange(
+            &name,
+            &link,
+            "hello",
+            json!({"type": "hello", "protocol": PROTOCOL}),
+        )?;
+        let err = |m: String| DefenseError {
+            defense: name.clone(),
+            message: format!("hello: {m}, got {}", shown(&hello.to_string())),
+        };
+        if let Some(why) = hello_problem(&hello) {
+            return Err(err(why));
+        }
         let axes = match hello.get("axes").and_then(Value::as_array) {
-            Some(a) => {
-                Axes::parse(a.iter().filter_map(Value::as_str)).map_err(|e| DefenseError {
-                    defense: name.clone(),
-                    message: format!("hello: {e}"),
-                })?
-            }
+            Some(a) => Axes::parse(a.iter().filter_map(Value::as_str)).map_err(err)?,
             None => Axes::NONE,
         };
         let name = match hello.get("name").and_then(Value::as_str) {
             Some(n) => format!("external:{n}"),
-            None => name,
+            None => name.clone(),
         };
         let results = hello.get("history").and_then(Value::as_str) == Some("full");
         Ok(External {
             name,
             axes,
-            transport,
+            link,
             results,
         })
     }
@@ -412,7 +525,7 @@ impl External {
 
 struct Remote {
     name: String,
-    transport: Arc<Mutex<Transport>>,
+    link: Arc<Mutex<Link>>,
     policy: Value,
     results: bool,
 }
@@ -437,11 +550,11 @@ impl Remote {
     }
 
     fn answer(&self, reply: &Value) -> Result<Decision, DefenseError> {
+        let reason = reply.get("reason");
         match reply.get("decision").and_then(Value::as_str) {
             Some("allow") => Ok(Decision::Allow),
-            Some("deny") => Ok(Decision::Deny {
-                reason: reply
-                    .get("reason")
+            Some("deny") if reason.is_none_or(Value::is_string) => Ok(Decision::Deny {
+                reason: reason
                     .and_then(Value::as_str)
                     .unwrap_or("denied by the external defense")
                     .to_string(),
@@ -449,7 +562,8 @@ impl Remote {
             _ => Err(DefenseError {
                 defense: self.name.clone(),
                 message: format!(
-                    "decide: expected {{\"decision\": \"allow\"|\"deny\"}}, got {reply}"
+                    "decide: expected {{\"decision\": \"allow\"|\"deny\", \"reason\": TEXT}}, got {}",
+                    shown(&reply.to_string())
                 ),
             }),
         }
@@ -458,11 +572,16 @@ impl Remote {
 
 impl Policy for Remote {
     fn decide(&self, call: &ToolCall, history: &[GatewayEvent]) -> Result<Decision, DefenseError> {
-        let reply = exchange(&self.name, &self.transport, &self.request(call, history))?;
+        let reply = exchange(
+            &self.name,
+            &self.link,
+            "decide",
+            self.request(call, history),
+        )?;
         self.answer(&reply).inspect_err(|e| {
             // An answer of the wrong shape may be a stray line: the process is out of step from here on.
-            if let Ok(mut t) = self.transport.lock()
-                && let Transport::Stdio(p) = &mut *t
+            if let Ok(mut l) = self.link.lock()
+                && let Transport::Stdio(p) = &mut l.transport
             {
                 p.break_with(e.message.clone());
             }
@@ -475,33 +594,53 @@ impl Policy for Remote {
     ) -> Result<Vec<Decision>, DefenseError> {
         let err = |m: String| DefenseError {
             defense: self.name.clone(),
-            message: m,
+            message: format!("decide: {m}"),
         };
-        let mut t = self
-            .transport
+        let mut link = self
+            .link
             .lock()
             .map_err(|_| err("the defense connection is poisoned".into()))?;
-        let Transport::Stdio(p) = &mut *t else {
-            drop(t);
+        if !matches!(link.transport, Transport::Stdio(_)) {
+            drop(link);
             return calls.iter().map(|(c, h)| self.decide(c, h)).collect();
-        };
+        }
         let mut out = Vec::with_capacity(calls.len());
         for chunk in calls.chunks(PIPELINE) {
+            let first = link.ids(chunk.len());
+            let Transport::Stdio(p) = &mut link.transport else {
+                return Err(err("the defense changed transport".into()));
+            };
             let mut buf = Vec::new();
-            for (c, h) in chunk {
-                serde_json::to_writer(&mut buf, &self.request(c, h))
+            for (k, (c, h)) in chunk.iter().enumerate() {
+                serde_json::to_writer(&mut buf, &with_id(self.request(c, h), first + k as u64))
                     .map_err(|e| err(e.to_string()))?;
                 buf.push(b'\n');
             }
             p.send(buf).map_err(err)?;
+            // Answers are placed by their id, in whatever order they come; one that names no request of the
+            // chunk, or one already answered, puts the process out of step.
+            let mut slots: Vec<Option<Decision>> = vec![None; chunk.len()];
             for _ in chunk {
                 let reply = p.read_answer().map_err(err)?;
+                let slot = id_of(&reply)
+                    .and_then(|id| id.checked_sub(first))
+                    .and_then(|k| usize::try_from(k).ok())
+                    .filter(|&k| k < chunk.len() && slots[k].is_none());
+                let Some(k) = slot else {
+                    let why = format!(
+                        "an answer whose id is not one of requests {first}..{} still unanswered: {}",
+                        first + chunk.len() as u64 - 1,
+                        shown(&reply.to_string())
+                    );
+                    return Err(err(p.break_with(why)));
+                };
                 // The rest of the chunk's answers are unread: the process is out of step from here on.
                 let decided = self.answer(&reply).inspect_err(|e| {
                     p.break_with(e.message.clone());
                 })?;
-                out.push(decided);
+                slots[k] = Some(decided);
             }
+            out.extend(slots.into_iter().flatten());
         }
         Ok(out)
     }
@@ -523,16 +662,29 @@ impl Defense for External {
         let tools: Vec<&str> = task.tools.iter().map(|t| t.name.as_str()).collect();
         let reply = exchange(
             &self.name,
-            &self.transport,
-            &json!({"type": "prepare", "task": {"id": task.case_id, "prompt": task.prompt, "solution": solution, "tools": tools}}),
+            &self.link,
+            "prepare",
+            json!({"type": "prepare", "task": {"id": task.case_id, "prompt": task.prompt, "solution": solution, "tools": tools}}),
         )?;
-        let policy = reply
-            .get("policy")
-            .cloned()
-            .unwrap_or_else(|| json!(task.case_id));
+        // The answer must be the prepare's: a policy, not (say) a decision meant for another request.
+        let Some(policy) = reply.get("policy").cloned() else {
+            let why = format!(
+                "prepare: expected {{\"policy\": ANY}}, got {}",
+                shown(&reply.to_string())
+            );
+            if let Ok(mut l) = self.link.lock()
+                && let Transport::Stdio(p) = &mut l.transport
+            {
+                p.break_with(why.clone());
+            }
+            return Err(DefenseError {
+                defense: self.name.clone(),
+                message: why,
+            });
+        };
         Ok(Box::new(Remote {
             name: self.name.clone(),
-            transport: self.transport.clone(),
+            link: self.link.clone(),
             policy,
             results: self.results,
         }))
@@ -673,7 +825,8 @@ mod tests {
     #[test]
     fn a_defense_that_stops_answering_errors_within_the_timeout_and_is_not_asked_again() {
         // Answers hello and prepare, then never the decision (a late answer would shift every later one).
-        let script = "read l; echo '{\"name\": \"stall\"}'; read l; echo '{}'; read l; sleep 30";
+        let script = "read l; echo '{\"protocol\": 2, \"id\": 0, \"name\": \"stall\"}'; read l; \
+                      echo '{\"id\": 1, \"policy\": 1}'; read l; sleep 30";
         let d = External::start_with(script, Duration::from_millis(500))
             .unwrap_or_else(|e| panic!("{e}"));
         let (p, call) = prepared(&d);
@@ -697,7 +850,8 @@ mod tests {
     fn a_stray_line_puts_the_process_out_of_step_and_no_later_answer_is_used() {
         // A debug line before its answer: read as the answer, it is the wrong shape, and every later line would be
         // one request late.
-        let script = "read l; echo '{\"name\": \"chatty\"}'; read l; echo '{}'; \
+        let script = "read l; echo '{\"protocol\": 2, \"id\": 0, \"name\": \"chatty\"}'; read l; \
+                      echo '{\"id\": 1, \"policy\": 1}'; \
                       while read l; do echo '{\"debug\": 1}'; echo '{\"decision\": \"allow\"}'; done";
         let d =
             External::start_with(script, Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e}"));
@@ -707,7 +861,7 @@ mod tests {
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
-        assert!(e.contains("expected"), "{e}");
+        assert!(e.contains("answers are matched by id"), "{e}");
         let e = p
             .decide(&call, &[])
             .err()
@@ -725,7 +879,8 @@ mod tests {
     fn a_process_that_stops_reading_cannot_block_the_run() {
         // Answers hello and prepare, then reads nothing more: a request larger than the pipe's buffer would block
         // a writer that waited for it.
-        let script = "read l; echo '{\"name\": \"deaf\"}'; read l; echo '{}'; sleep 30";
+        let script = "read l; echo '{\"protocol\": 2, \"id\": 0, \"name\": \"deaf\"}'; read l; \
+                      echo '{\"id\": 1, \"policy\": 1}'; sleep 30";
         let d = External::start_with(script, Duration::from_millis(500))
             .unwrap_or_else(|e| panic!("{e}"));
         let (p, mut call) = prepared(&d);
@@ -773,5 +928,179 @@ mod tests {
             !e.contains('\u{1b}'),
             "a raw escape reaches the terminal: {e:?}"
         );
+    }
+
+    /// A process answering `answers` (one line each, in order, whatever it is asked) to its first requests, then
+    /// nothing.
+    fn scripted(answers: &[&str]) -> String {
+        let mut script = String::new();
+        for a in answers {
+            script.push_str(&format!("read l; echo '{a}'; "));
+        }
+        script.push_str("sleep 30");
+        script
+    }
+
+    fn start_error(script: &str) -> String {
+        External::start_with(script, Duration::from_secs(10))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_defense_of_protocol_1_is_told_to_upgrade() {
+        let e = start_error(&scripted(&[r#"{"name": "old", "axes": ["tool"]}"#]));
+        assert!(
+            e.contains("without \"protocol\": 2") && e.contains("echoes its request's \"id\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn hello_and_prepare_answers_are_checked_against_the_protocol() {
+        // `{"decision": "allow"}` to everything was taken for a hello and a prepare.
+        let e = start_error(&scripted(&[r#"{"id": 0, "decision": "allow"}"#]));
+        assert!(e.contains("expected \"protocol\": 2"), "{e}");
+        for (hello, why) in [
+            (
+                r#"{"protocol": 2, "id": 0, "name": 7}"#,
+                "\"name\" must be a string",
+            ),
+            (
+                r#"{"protocol": 2, "id": 0, "axes": "tool"}"#,
+                "\"axes\" must be a list",
+            ),
+            (
+                r#"{"protocol": 2, "id": 0, "history": "all"}"#,
+                "\"history\" must be",
+            ),
+            (
+                r#"{"protocol": 2, "id": 0, "axes": ["tool", "mood"]}"#,
+                "mood",
+            ),
+            (r#"{"protocol": 2, "id": 5}"#, "carries id 5"),
+        ] {
+            let e = start_error(&scripted(&[hello]));
+            assert!(e.contains(why), "{hello}: {e}");
+        }
+        let d = External::start_with(
+            &scripted(&[
+                r#"{"protocol": 2, "id": 0}"#,
+                r#"{"id": 1, "decision": "allow"}"#,
+            ]),
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let ctx = TaskContext {
+            case_id: "c1",
+            prompt: "p",
+            solution: &[],
+            tools: &[],
+        };
+        let e = d
+            .prepare(&ctx)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("prepare: expected {\"policy\": ANY}"), "{e}");
+        // A decision needs its reason as text.
+        let d = External::start_with(
+            &scripted(&[
+                r#"{"protocol": 2, "id": 0}"#,
+                r#"{"id": 1, "policy": 1}"#,
+                r#"{"id": 2, "decision": "deny", "reason": {"x": 1}}"#,
+            ]),
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (p, call) = prepared(&d);
+        let e = p
+            .decide(&call, &[])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("expected {\"decision\""), "{e}");
+    }
+
+    #[test]
+    fn a_stray_allow_cannot_shift_a_deny_everything_defense() {
+        // Protocol 1's failure: one extra well-formed line made every later answer the previous request's.
+        let d = External::start_with(
+            &scripted(&[
+                r#"{"protocol": 2, "id": 0}"#,
+                r#"{"id": 1, "policy": 1}"#,
+                r#"{"id": 7, "decision": "allow"}"#,
+            ]),
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (p, call) = prepared(&d);
+        let e = p
+            .decide(&call, &[])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("the answer to request 2 carries id 7"), "{e}");
+        assert!(p.decide(&call, &[]).is_err(), "a later answer was used");
+    }
+
+    #[test]
+    fn answers_of_a_batch_are_placed_by_their_ids_in_any_order() {
+        // Denies the first decision and allows the second, answering them in reverse order.
+        let script = "python3 -c '\nimport json, sys\nheld = []\nfor line in sys.stdin:\n    m = json.loads(line)\n    \
+                      if m[\"type\"] == \"hello\": a = [{\"protocol\": 2}]\n    \
+                      elif m[\"type\"] == \"prepare\": a = [{\"policy\": 1}]\n    \
+                      else:\n        held.append(m)\n        if len(held) < 2: continue\n        \
+                      a = [{\"decision\": \"allow\", \"id\": held[1][\"id\"]}, {\"decision\": \"deny\", \"id\": held[0][\"id\"]}]\n        \
+                      held = []\n    for x in a: x.setdefault(\"id\", m[\"id\"]); print(json.dumps(x), flush=True)\n'";
+        let d =
+            External::start_with(script, Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e}"));
+        let (p, call) = prepared(&d);
+        let got = p
+            .decide_batch(&[(call.clone(), &[][..]), (call.clone(), &[][..])])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let allowed: Vec<bool> = got.iter().map(Decision::allowed).collect();
+        assert_eq!(allowed, [false, true]);
+    }
+
+    #[test]
+    fn an_endpoint_that_drips_its_answer_errors_at_the_deadline() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        let port = listener
+            .local_addr()
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut head = String::new();
+                let mut r = BufReader::new(&stream);
+                while r.read_line(&mut head).is_ok_and(|n| n > 2) {}
+                // A byte every 200 ms: each read is quick, the answer never ends.
+                for _ in 0..100 {
+                    if (&stream).write_all(b"H").is_err() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            }
+        });
+        let started = Instant::now();
+        let e = External::start_with(&format!("http://127.0.0.1:{port}/"), Duration::from_secs(1))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("did not answer within 1.0 s"), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn bidirectional_controls_are_escaped_when_shown() {
+        let s = shown("allow\u{202e}ynned");
+        assert!(!s.contains('\u{202e}') && s.contains("\\u{202e}"), "{s:?}");
     }
 }

@@ -232,18 +232,28 @@ impl StopSignal {
 }
 
 /// Resolves at the first SIGINT or SIGTERM (a server serving over HTTP, a job that records what it stopped at).
-pub async fn stop_signal() -> StopSignal {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+/// The handlers are installed when this is called, not when the future is first polled: call it before saying
+/// the server is ready, so that a signal sent on that cue is never the default one that kills the process. Call it
+/// inside a tokio runtime.
+pub fn stop_signal() -> impl std::future::Future<Output = StopSignal> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (interrupt, terminate) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    );
+    let wait = |s: std::io::Result<tokio::signal::unix::Signal>| async move {
+        match s {
             Ok(mut s) => {
                 s.recv().await;
             }
             Err(_) => std::future::pending::<()>().await,
         }
     };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => StopSignal::Interrupt,
-        () = terminate => StopSignal::Terminate,
+    async move {
+        tokio::select! {
+            () = wait(interrupt) => StopSignal::Interrupt,
+            () = wait(terminate) => StopSignal::Terminate,
+        }
     }
 }
 

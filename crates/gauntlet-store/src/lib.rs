@@ -746,14 +746,17 @@ impl Store {
         }
     }
 
-    /// Marks a run `complete` (with its summary) or `failed`.
+    /// Marks a run `complete` (with its summary), `failed` or `interrupted`. Complete is final: a resume of a
+    /// complete run that fails or is stopped on the way leaves it complete, with its summary.
     pub fn finish_run(&self, id: &str, status: RunStatus, summary: Option<&Value>) -> Result<()> {
         let r = self.conn.execute(
-            "UPDATE runs SET status = ?2, updated = ?3, summary = ?4 WHERE id = ?1",
+            "UPDATE runs SET status = ?2, updated = ?3, summary = ?4
+             WHERE id = ?1 AND (status != 'complete' OR ?2 = 'complete')",
             params![id, status.as_str(), now(), summary.map(Value::to_string)],
         );
         if self.sql(r)? == 0 {
-            return Err(StoreError::NoSuchRun(id.into()));
+            // Kept complete, or no such run.
+            self.run(id)?;
         }
         Ok(())
     }
@@ -761,11 +764,12 @@ impl Store {
     /// Marks a run as running again (resumed).
     pub fn reopen_run(&self, id: &str) -> Result<()> {
         let r = self.conn.execute(
-            "UPDATE runs SET status = 'running', updated = ?2 WHERE id = ?1",
+            "UPDATE runs SET status = 'running', updated = ?2 WHERE id = ?1 AND status != 'complete'",
             params![id, now()],
         );
         if self.sql(r)? == 0 {
-            return Err(StoreError::NoSuchRun(id.into()));
+            // A complete run stays complete (see `finish_run`), or there is no such run.
+            self.run(id)?;
         }
         Ok(())
     }
@@ -1595,7 +1599,13 @@ mod tests {
             .create_run(RunKind::Run, &Value::Null, &Value::Null, 1)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(s.run(&id).map(|r| r.status).ok(), Some(RunStatus::Running));
-        for status in RunStatus::ALL {
+        // Complete last: it is final.
+        for status in [
+            RunStatus::Running,
+            RunStatus::Failed,
+            RunStatus::Interrupted,
+            RunStatus::Complete,
+        ] {
             s.finish_run(&id, status, None)
                 .unwrap_or_else(|e| panic!("{e}"));
             let info = s.run(&id).unwrap_or_else(|e| panic!("{e}"));
@@ -1604,6 +1614,21 @@ mod tests {
             let printed = serde_json::to_value(&info).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(printed["status"], status.as_str());
         }
+        // Complete is final: a resume that fails or is stopped leaves it complete.
+        for status in [
+            RunStatus::Failed,
+            RunStatus::Interrupted,
+            RunStatus::Running,
+        ] {
+            s.reopen_run(&id).unwrap_or_else(|e| panic!("{e}"));
+            s.finish_run(&id, status, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(s.run(&id).map(|r| r.status).ok(), Some(RunStatus::Complete));
+        }
+        assert!(matches!(
+            s.finish_run("nope", RunStatus::Failed, None),
+            Err(StoreError::NoSuchRun(_))
+        ));
         s.conn
             .execute("UPDATE runs SET status = 'paused' WHERE id = ?1", [&id])
             .unwrap_or_else(|e| panic!("{e}"));

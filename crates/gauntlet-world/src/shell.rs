@@ -251,26 +251,7 @@ fn too_large(what: &str) -> Out {
     )
 }
 
-/// `text` cut to about `max` bytes: its head and tail, with the cut marked (on character boundaries).
-pub(crate) fn head_and_tail(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    if text.len() <= max {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut head = max / 2;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - max / 2;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    let cut = tail - head;
-    std::borrow::Cow::Owned(format!(
-        "{}\n[… {cut} bytes cut …]\n{}",
-        &text[..head],
-        &text[tail..]
-    ))
-}
+pub(crate) use gauntlet_core::excerpt::head_and_tail;
 
 /// The result of one simulated command.
 #[derive(Debug, Default)]

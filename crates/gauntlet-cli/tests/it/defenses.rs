@@ -83,7 +83,7 @@ fn a_failing_defense_errors_the_episode_and_bad_specs_are_named() {
     let script = dir.path().join("dies.sh");
     std::fs::write(
         &script,
-        "read l; echo '{\"name\": \"dies\"}'; read l; echo '{\"policy\": 1}'; exit 0\n",
+        "read l; echo '{\"protocol\": 2, \"id\": 0, \"name\": \"dies\"}'; read l; echo '{\"id\": 1, \"policy\": 1}'; exit 0\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let o = gauntlet(&[

@@ -733,7 +733,8 @@ fn a_defense_that_cannot_decide_denies_the_proxied_call() {
         "import json, sys\n\
          for line in sys.stdin:\n\
          \x20   m = json.loads(line)\n\
-         \x20   a = {'hello': {'name': 'broken'}, 'prepare': {'policy': 'p'}}.get(m.get('type'), {'error': 'broken on purpose'})\n\
+         \x20   a = {'hello': {'protocol': 2, 'name': 'broken'}, 'prepare': {'policy': 'p'}}.get(m.get('type'), {'error': 'broken on purpose'})\n\
+         \x20   a['id'] = m.get('id')\n\
          \x20   sys.stdout.write(json.dumps(a) + '\\n'); sys.stdout.flush()\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
