@@ -135,6 +135,7 @@ fn http_options(l: &ListenArgs, addr: SocketAddr) -> gauntlet_mcp::HttpOptions {
         token: l.token.clone().filter(|t| !t.is_empty()),
         max_body: l.max_body,
         rate_per_sec: l.rate,
+        ..Default::default()
     }
 }
 
