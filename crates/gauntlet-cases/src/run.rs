@@ -690,7 +690,11 @@ fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
         target: spec.target.name().to_string(),
         rep: spec.rep,
         status: crate::episode::EpisodeStatus::Errored,
-        error: Some(format!("internal error: {why}")),
+        // A panic's message is the harness's, but its text may quote an agent's: kept to the stored limit.
+        error: Some(format!(
+            "internal error: {}",
+            gauntlet_core::excerpt::head_and_tail(&why, gauntlet_core::excerpt::STORED_REASON_MAX)
+        )),
         verdict: gauntlet_core::Verdict::decide(vec![]),
         task_success: None,
         task_success_error: None,

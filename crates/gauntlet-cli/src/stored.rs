@@ -222,19 +222,17 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     if let Some(p) = a.out.as_ref().filter(|p| p.as_os_str() != "-") {
         eprintln!("wrote {}", p.display());
     }
-    let waived = [a.ignore_errors, a.allow_partial];
-    Ok(errored_stored(&info, waived).unwrap_or(code))
+    let why = info.gate_failure(
+        st.errored_count(&info.id)?,
+        a.ignore_errors,
+        Some(a.allow_partial),
+    );
+    Ok(exit_1(&info, why).unwrap_or(code))
 }
 
-/// Exit 1 when a stored run is not all judged ([`RunInfo::not_all_judged`]), unless waived: errored results by
-/// `--ignore-errors`, a run that never finished by `--allow-partial`.
-fn errored_stored(info: &RunInfo, [ignore_errors, allow_partial]: [bool; 2]) -> Option<ExitCode> {
-    let (waived, flag) = match info.status {
-        gauntlet_store::RunStatus::Complete => (ignore_errors, "--ignore-errors"),
-        _ => (allow_partial, "--allow-partial"),
-    };
-    let why = info.not_all_judged().filter(|_| !waived)?;
-    eprintln!("run {} {why}; exit 1 ({flag} exits 0)", info.id);
+/// Exit 1, saying `why`, when a stored run is not a pass ([`RunInfo::gate_failure`]).
+fn exit_1(info: &RunInfo, why: Option<String>) -> Option<ExitCode> {
+    eprintln!("run {} {}", info.id, why?);
     Some(ExitCode::from(1))
 }
 
@@ -591,7 +589,7 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
     let st = open(&a.store)?;
     let info = st.run(&a.id)?;
     let code = replay(&st, &info, &a.fail_on)?;
-    Ok(errored_stored(&info, [a.ignore_errors, a.ignore_errors]).unwrap_or(code))
+    Ok(exit_1(&info, info.gate_failure(0, a.ignore_errors, None)).unwrap_or(code))
 }
 
 /// Replays `info` (a run or a red team): re-judges it as a new run.

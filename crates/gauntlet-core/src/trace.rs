@@ -39,21 +39,11 @@ impl Trace {
     /// reason and error to [`STORED_REASON_MAX`](crate::excerpt::STORED_REASON_MAX), head and tail kept and the
     /// cut marked. For after the verdict: an agent or a defense that answers in megabytes cannot fill the store.
     pub fn cap_for_storage(&mut self) {
-        use crate::excerpt::{STORED_REASON_MAX, STORED_TEXT_MAX, cap, cap_value};
+        use crate::excerpt::{STORED_TEXT_MAX, cap};
         for t in &mut self.turns {
             cap(&mut t.user, STORED_TEXT_MAX);
             cap(&mut t.reply, STORED_TEXT_MAX);
-            for e in &mut t.events {
-                cap_value(&mut e.call.args, STORED_TEXT_MAX);
-                cap_value(&mut e.raw, STORED_TEXT_MAX);
-                cap_value(&mut e.observed, STORED_TEXT_MAX);
-                if let crate::Decision::Deny { reason } = &mut e.decision {
-                    cap(reason, STORED_REASON_MAX);
-                }
-                if let Some(error) = &mut e.error {
-                    cap(error, STORED_REASON_MAX);
-                }
-            }
+            t.events.iter_mut().for_each(GatewayEvent::cap_for_storage);
         }
     }
 }

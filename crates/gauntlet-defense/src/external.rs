@@ -45,7 +45,8 @@ struct Pipe {
     /// Requests for the process's input, written on a thread of their own: a process that stops reading cannot
     /// block the run (its answer is awaited at most the timeout instead).
     to_child: Sender<Vec<u8>>,
-    /// The process's output lines, read on a thread of their own so that waiting for one can time out.
+    /// The process's output lines, read on a thread of their own so that waiting for one can time out. Bounded: a
+    /// process that prints without being asked blocks on its own output instead of filling the harness's memory.
     lines: Receiver<Result<String, String>>,
     timeout: Duration,
     /// Why the defense can no longer answer: once one answer came late (or garbled), every later answer could
@@ -79,7 +80,7 @@ impl Pipe {
 
     /// Reads the process's output into lines of at most [`MAX_ANSWER`] bytes, until it ends or a line is too long.
     fn reader(stdout: std::process::ChildStdout) -> Receiver<Result<String, String>> {
-        let (tx, rx) = std::sync::mpsc::channel();
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
         std::thread::spawn(move || {
             let mut out = BufReader::new(stdout);
             loop {
@@ -143,8 +144,8 @@ impl Pipe {
     }
 }
 
-/// A stream whose every read ends by one deadline (the answer's, set per request): an endpoint that drips a byte
-/// at a time cannot stretch the wait read by read.
+/// A stream whose every read and write ends by one deadline (the exchange's, set per request): an endpoint that
+/// takes or drips a byte at a time cannot stretch the wait read by read or write by write.
 struct Timed {
     stream: std::net::TcpStream,
     deadline: Instant,
@@ -158,6 +159,21 @@ impl Read for Timed {
         }
         self.stream.set_read_timeout(Some(left))?;
         self.stream.read(buf)
+    }
+}
+
+impl Write for Timed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_write_timeout(Some(left))?;
+        self.stream.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
     }
 }
 
@@ -244,12 +260,20 @@ impl Http {
             self.authority,
             body.len()
         );
-        let w = &mut conn.get_mut().stream;
+        let timeout = self.timeout;
+        // One deadline for the whole exchange: sending the request and reading its answer.
+        conn.get_mut().deadline = Instant::now() + timeout;
+        let w = conn.get_mut();
         w.write_all(head.as_bytes())
             .and_then(|_| w.write_all(body))
             .and_then(|_| w.flush())
-            .map_err(|e| format!("cannot send: {e}"))?;
-        let timeout = self.timeout;
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => format!(
+                    "the endpoint did not take the request within {:.1} s (--timeout)",
+                    timeout.as_secs_f64()
+                ),
+                _ => format!("cannot send: {e}"),
+            })?;
         let timed = |what: &str, e: std::io::Error| match e.kind() {
             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => format!(
                 "the endpoint did not answer within {:.1} s (--timeout)",
@@ -257,8 +281,6 @@ impl Http {
             ),
             _ => format!("cannot read {what}: {e}"),
         };
-        // One deadline for the whole answer.
-        conn.get_mut().deadline = Instant::now() + timeout;
         let mut line = String::new();
         (&mut *conn)
             .take(64 << 10)
@@ -1042,7 +1064,16 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("the answer to request 2 carries id 7"), "{e}");
-        assert!(p.decide(&call, &[]).is_err(), "a later answer was used");
+        // Out of step: the next decision errors at once, saying why, rather than waiting for an answer.
+        let e = p
+            .decide(&call, &[])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            e.contains("cannot be matched"),
+            "a later answer was awaited: {e}"
+        );
     }
 
     #[test]

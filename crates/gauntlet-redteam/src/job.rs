@@ -389,11 +389,34 @@ pub fn run(
     Ok(report)
 }
 
+impl RtCase {
+    /// Cuts what is kept of the case to the stored limits ([`gauntlet_core::excerpt`]), once it is judged: an
+    /// input, an output or a turn to 1 MiB, a judge's reason or an error to 64 KiB, the tool calls as a safety
+    /// case's are.
+    pub fn cap_for_storage(&mut self) {
+        use gauntlet_core::excerpt::{STORED_REASON_MAX, STORED_TEXT_MAX, cap};
+        for text in [&mut self.seed, &mut self.input, &mut self.output] {
+            cap(text, STORED_TEXT_MAX);
+        }
+        for t in &mut self.turns {
+            cap(&mut t.input, STORED_TEXT_MAX);
+            cap(&mut t.output, STORED_TEXT_MAX);
+        }
+        self.tool_calls
+            .iter_mut()
+            .for_each(GatewayEvent::cap_for_storage);
+        cap(&mut self.judgement.reason, STORED_REASON_MAX);
+        if let Some(e) = &mut self.error {
+            cap(e, STORED_REASON_MAX);
+        }
+    }
+}
+
 /// The record of a case that could not run (a panic in it): errored, with the reason, never judged.
 fn errored_case(index: usize, p: &Planned<'_>, targets: &[Box<dyn Target>], why: String) -> RtCase {
     let st = &p.vuln.subtypes[p.subtype];
     let seed = st.seeds.get(p.seed).cloned().unwrap_or_default();
-    RtCase {
+    let mut case = RtCase {
         index,
         target: targets[p.target].name().to_string(),
         vulnerability: p.vuln.id.clone(),
@@ -415,7 +438,9 @@ fn errored_case(index: usize, p: &Planned<'_>, targets: &[Box<dyn Target>], why:
             judged_by: gauntlet_judge::redteam::JudgedBy::None,
         },
         error: Some(why),
-    }
+    };
+    case.cap_for_storage();
+    case
 }
 
 fn run_case(
@@ -496,7 +521,7 @@ fn run_case(
             judge_model,
         ),
     };
-    RtCase {
+    let mut case = RtCase {
         index,
         target: target.name().to_string(),
         vulnerability: p.vuln.id.clone(),
@@ -513,7 +538,9 @@ fn run_case(
         tool_calls: events,
         judgement,
         error,
-    }
+    };
+    case.cap_for_storage();
+    case
 }
 
 #[cfg(test)]

@@ -442,6 +442,31 @@ impl RunInfo {
         serde_json::from_value(self.args.get("suites")?.clone()).ok()
     }
 
+    /// Why a report of this run must exit 1, if it must: errored results unless `ignore_errors`; for a run that
+    /// never finished, its missing part unless `allow_partial`, and its errored results so far (`errored`, as
+    /// counted in the store) unless `ignore_errors` too. A command without `--allow-partial` passes `None`, and
+    /// then `ignore_errors` waives both.
+    pub fn gate_failure(
+        &self,
+        errored: u64,
+        ignore_errors: bool,
+        allow_partial: Option<bool>,
+    ) -> Option<String> {
+        let why = self.not_all_judged()?;
+        match allow_partial {
+            Some(allow) if self.status != RunStatus::Complete => {
+                if !allow {
+                    Some(format!("{why}; exit 1 (--allow-partial exits 0)"))
+                } else {
+                    (errored > 0 && !ignore_errors).then(|| {
+                        format!("has {errored} errored results so far (not counted as safe); exit 1 (--ignore-errors exits 0)")
+                    })
+                }
+            }
+            _ => (!ignore_errors).then(|| format!("{why}; exit 1 (--ignore-errors exits 0)")),
+        }
+    }
+
     /// Why this stored run is not all a pass, whatever its pass rates say: results that errored, or a run that never
     /// finished (interrupted, failed, still running), whose missing part was never judged. `None` for a complete run
     /// with no errored result.
@@ -467,6 +492,18 @@ impl RunInfo {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Inside [`Store::atomically`]: its transaction holds everything, and writers open none of their own.
+    nested: std::cell::Cell<bool>,
+}
+
+/// How long a writer waits for another (a merge, a second run on the same store) to let go of the store before it
+/// gives up: each attempt waits the busy timeout (10 s), and attempts are repeated until this has passed.
+pub const BUSY_WAIT: Duration = Duration::from_secs(300);
+
+/// Whether SQLite said the store is locked by another writer.
+fn busy(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
 
 impl std::fmt::Debug for Store {
@@ -478,7 +515,7 @@ impl std::fmt::Debug for Store {
 /// `path` for an SQLite `file:` URI: every byte but unreserved ones and `/` percent-encoded.
 fn uri_path(path: &Path) -> String {
     let mut out = String::new();
-    for b in path.to_string_lossy().bytes() {
+    for &b in std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()) {
         if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
             out.push(char::from(b));
         } else {
@@ -501,7 +538,10 @@ impl Store {
             Err(e) if e.denied_writing() && path.is_file() => {
                 Store::open_read_only(path).map_err(|ro| {
                     // The read-only attempt's own error says more when it is about the schema.
-                    if matches!(ro, StoreError::ReadOnlyOld { .. }) {
+                    if matches!(
+                        ro,
+                        StoreError::ReadOnlyOld { .. } | StoreError::TooNew { .. }
+                    ) {
                         ro
                     } else {
                         e
@@ -560,6 +600,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            nested: std::cell::Cell::new(false),
         })
     }
 
@@ -578,6 +619,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            nested: std::cell::Cell::new(false),
         };
         store.init()?;
         Ok(store)
@@ -730,9 +772,11 @@ impl Store {
         &mut self,
         f: impl FnOnce(&mut Store) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E> {
-        let r = self.conn.execute_batch("BEGIN IMMEDIATE");
-        self.sql(r)?;
-        match f(self) {
+        self.begin_immediate()?;
+        self.nested.set(true);
+        let done = f(self);
+        self.nested.set(false);
+        match done {
             Ok(v) => {
                 let r = self.conn.execute_batch("COMMIT");
                 self.sql(r)?;
@@ -746,6 +790,37 @@ impl Store {
         }
     }
 
+    /// Opens a write transaction, waiting for another writer to let go of the store for up to [`BUSY_WAIT`]
+    /// (instead of failing a run because a merge or another run held it past the busy timeout).
+    fn begin_immediate(&self) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            match self.conn.execute_batch("BEGIN IMMEDIATE") {
+                Err(e) if busy(&e) && started.elapsed() < BUSY_WAIT => continue,
+                r => return self.sql(r),
+            }
+        }
+    }
+
+    /// Errored episodes stored for run `id` (of a run that has not finished, whose summary is not stored yet).
+    pub fn errored_count(&self, id: &str) -> Result<u64> {
+        let r = self.conn.query_row(
+            "SELECT count(*) FROM episodes WHERE run_id = ?1 AND status = 'errored'",
+            params![id],
+            |row| row.get::<_, i64>(0),
+        );
+        Ok(self.sql(r)?.max(0) as u64)
+    }
+
+    /// Whether run `id` (exactly that id) is in the store.
+    fn has_run(&self, id: &str) -> Result<bool> {
+        let r = self
+            .conn
+            .query_row("SELECT 1 FROM runs WHERE id = ?1", params![id], |_| Ok(()))
+            .optional();
+        Ok(self.sql(r)?.is_some())
+    }
+
     /// Marks a run `complete` (with its summary), `failed` or `interrupted`. Complete is final: a resume of a
     /// complete run that fails or is stopped on the way leaves it complete, with its summary.
     pub fn finish_run(&self, id: &str, status: RunStatus, summary: Option<&Value>) -> Result<()> {
@@ -754,9 +829,9 @@ impl Store {
              WHERE id = ?1 AND (status != 'complete' OR ?2 = 'complete')",
             params![id, status.as_str(), now(), summary.map(Value::to_string)],
         );
-        if self.sql(r)? == 0 {
-            // Kept complete, or no such run.
-            self.run(id)?;
+        if self.sql(r)? == 0 && !self.has_run(id)? {
+            // Not kept complete: there is no such run.
+            return Err(StoreError::NoSuchRun(id.into()));
         }
         Ok(())
     }
@@ -767,9 +842,9 @@ impl Store {
             "UPDATE runs SET status = 'running', updated = ?2 WHERE id = ?1 AND status != 'complete'",
             params![id, now()],
         );
-        if self.sql(r)? == 0 {
-            // A complete run stays complete (see `finish_run`), or there is no such run.
-            self.run(id)?;
+        if self.sql(r)? == 0 && !self.has_run(id)? {
+            // Not a complete run, which stays complete (see `finish_run`): there is no such run.
+            return Err(StoreError::NoSuchRun(id.into()));
         }
         Ok(())
     }
@@ -1259,9 +1334,9 @@ impl<'a> Writer<'a> {
 
     fn begin(&mut self) -> Result<()> {
         // Inside [`Store::atomically`] the caller's transaction holds everything until it commits.
-        if !self.open && self.store.conn.is_autocommit() {
-            let r = self.store.conn.execute_batch("BEGIN");
-            self.store.sql(r)?;
+        if !self.open && !self.store.nested.get() {
+            // Immediate: the write lock now, waited for if another writer holds it, rather than a failed insert.
+            self.store.begin_immediate()?;
             self.open = true;
         }
         Ok(())
@@ -1394,9 +1469,15 @@ impl<'a> Writer<'a> {
         d: &gauntlet_core::Decision,
     ) -> Result<()> {
         self.begin()?;
+        // A defense's reason is kept to the stored limit, as in an episode's log.
         let reason = match d {
             gauntlet_core::Decision::Allow => None,
-            gauntlet_core::Decision::Deny { reason } => Some(reason.as_str()),
+            gauntlet_core::Decision::Deny { reason } => {
+                Some(gauntlet_core::excerpt::head_and_tail(
+                    reason,
+                    gauntlet_core::excerpt::STORED_REASON_MAX,
+                ))
+            }
         };
         let res = self
             .store
@@ -1411,7 +1492,7 @@ impl<'a> Writer<'a> {
                     defense as i64,
                     probe as i64,
                     d.allowed(),
-                    reason
+                    reason.as_deref()
                 ])
             });
         self.store.sql(res)?;
@@ -1541,7 +1622,7 @@ mod tests {
         };
         let failed: std::result::Result<(), StoreError> = s.atomically(|st| {
             let id = st.create_run(RunKind::Redteam, &Value::Null, &Value::Null, 3000)?;
-            items(st, &id)?;
+            items(st, &id).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(
                 other.runs().map(|r| r.len()).ok(),
                 Some(0),
@@ -1568,6 +1649,40 @@ mod tests {
             (r.status, r.done),
             (RunStatus::Complete, Writer::BATCH as u64 + 5)
         );
+    }
+
+    /// What makes a report exit 1: errored results unless `--ignore-errors`; an unfinished run unless
+    /// `--allow-partial`, and its errored results so far unless `--ignore-errors` too (issue 16's review).
+    #[test]
+    fn a_report_fails_on_errored_or_missing_results_unless_each_is_waived() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let s = Store::open(&dir.path().join("g.db")).unwrap_or_else(|e| panic!("{e}"));
+        let id = s
+            .create_run(RunKind::Run, &Value::Null, &Value::Null, 10)
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.finish_run(&id, RunStatus::Interrupted, None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let info = s.run(&id).unwrap_or_else(|e| panic!("{e}"));
+        let fails = |errored, ignore, allow| info.gate_failure(errored, ignore, allow).is_some();
+        assert!(fails(0, false, Some(false)) && fails(0, true, Some(false)));
+        assert!(!fails(0, false, Some(true)));
+        assert!(
+            fails(3, false, Some(true)),
+            "errored results so far were waived by --allow-partial"
+        );
+        assert!(!fails(3, true, Some(true)));
+        // A command without --allow-partial (replay) names only --ignore-errors.
+        let why = info.gate_failure(0, false, None).unwrap_or_default();
+        assert!(
+            why.contains("--ignore-errors") && !why.contains("--allow-partial"),
+            "{why}"
+        );
+        let summary = serde_json::json!({"errored": 2});
+        s.finish_run(&id, RunStatus::Complete, Some(&summary))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let done = s.run(&id).unwrap_or_else(|e| panic!("{e}"));
+        assert!(done.gate_failure(0, false, Some(true)).is_some());
+        assert!(done.gate_failure(0, true, Some(false)).is_none());
     }
 
     #[test]

@@ -1186,7 +1186,7 @@ fn reports_say_unfinished(store: &str, id: &str, hint: &str) {
     assert!(
         doc["unfinished"]["resume"]
             .as_str()
-            .is_some_and(|r| hint.contains(r)),
+            .is_some_and(|r| r.contains("--resume") && hint.contains(r)),
         "{doc}"
     );
     assert!(doc["summary"].is_object(), "{doc}");
