@@ -1134,4 +1134,137 @@ mod tests {
         let s = shown("allow\u{202e}ynned");
         assert!(!s.contains('\u{202e}') && s.contains("\\u{202e}"), "{s:?}");
     }
+
+    mod fuzz {
+        //! The protocol under hostile answers (issue 16), with fixed seeds so CI runs the same inputs every time:
+        //! an answer is taken for a decision only when it is one, and junk from a process never hangs a decision
+        //! past its timeout or makes it a decision.
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::RngSeed;
+
+        fn config(cases: u32) -> ProptestConfig {
+            ProptestConfig {
+                cases,
+                rng_seed: RngSeed::Fixed(0x7072_6f74_6f32),
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            }
+        }
+
+        /// JSON values shaped like answers: the protocol's keys and words, and anything else.
+        fn answer() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                (0u64..8).prop_map(Value::from),
+                prop_oneof![
+                    Just("allow"),
+                    Just("deny"),
+                    Just("calls"),
+                    Just("full"),
+                    Just("tool")
+                ]
+                .prop_map(Value::from),
+                "\\PC{0,12}".prop_map(Value::from),
+            ];
+            leaf.prop_recursive(3, 24, 5, |inner| {
+                let key = prop_oneof![
+                    Just("decision".to_string()),
+                    Just("reason".to_string()),
+                    Just("id".to_string()),
+                    Just("protocol".to_string()),
+                    Just("name".to_string()),
+                    Just("axes".to_string()),
+                    Just("history".to_string()),
+                    Just("policy".to_string()),
+                    "[a-z]{1,6}",
+                ];
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    proptest::collection::btree_map(key, inner, 0..5)
+                        .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        fn remote() -> Remote {
+            let http = Http::parse("http://127.0.0.1:9/", Duration::from_secs(1))
+                .unwrap_or_else(|e| panic!("{e}"));
+            Remote {
+                name: "external:fuzz".into(),
+                link: Arc::new(Mutex::new(Link {
+                    transport: Transport::Http(http),
+                    next_id: 0,
+                })),
+                policy: Value::Null,
+                results: false,
+            }
+        }
+
+        proptest! {
+            #![proptest_config(config(2000))]
+
+            #[test]
+            fn an_answer_is_a_decision_only_when_it_is_one(v in answer()) {
+                let said = v.get("decision").and_then(Value::as_str);
+                match remote().answer(&v) {
+                    Ok(Decision::Allow) => prop_assert_eq!(said, Some("allow")),
+                    Ok(Decision::Deny { .. }) => {
+                        prop_assert_eq!(said, Some("deny"));
+                        prop_assert!(v.get("reason").is_none_or(Value::is_string));
+                    }
+                    Err(_) => prop_assert!(
+                        !matches!(said, Some("allow"))
+                            && !(said == Some("deny") && v.get("reason").is_none_or(Value::is_string))
+                    ),
+                }
+            }
+
+            #[test]
+            fn a_hello_answer_passes_only_in_the_protocol_s_shape(v in answer()) {
+                if hello_problem(&v).is_none() {
+                    prop_assert_eq!(v.get("protocol").and_then(Value::as_u64), Some(PROTOCOL));
+                    prop_assert!(v.get("name").is_none_or(Value::is_string));
+                    prop_assert!(v.get("axes").is_none_or(Value::is_array));
+                    let history = v.get("history").map(Value::as_str);
+                    prop_assert!(matches!(history, None | Some(Some("calls" | "full"))));
+                }
+            }
+        }
+
+        proptest! {
+            #![proptest_config(config(16))]
+
+            /// A process that answers hello and prepare, then junk lines: the decision is an error within the
+            /// timeout, unless its first line is a well-formed answer to it.
+            #[test]
+            fn junk_from_a_process_is_never_a_decision_nor_a_hang(
+                lines in proptest::collection::vec(prop_oneof![
+                    "\\PC{0,40}",
+                    answer().prop_map(|v| v.to_string()),
+                ], 0..4),
+            ) {
+                let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+                let junk = dir.path().join("junk");
+                std::fs::write(&junk, lines.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
+                let script = format!(
+                    "read l; echo '{{\"protocol\": 2, \"id\": 0}}'; read l; echo '{{\"id\": 1, \"policy\": 1}}'; \
+                     read l; cat '{}'; sleep 30",
+                    junk.display()
+                );
+                let d = External::start_with(&script, Duration::from_millis(300))
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let (p, call) = prepared(&d);
+                let started = Instant::now();
+                let got = p.decide(&call, &[]);
+                prop_assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+                if got.is_ok() {
+                    let first: Value = serde_json::from_str(lines[0].trim()).unwrap_or(Value::Null);
+                    prop_assert_eq!(id_of(&first), Some(2), "{}", lines[0]);
+                }
+            }
+        }
+    }
 }

@@ -228,3 +228,107 @@ fn unknown_fields_then_semantic_errors() {
     );
     assert!(all.contains("unknown tool `mail.lst`"), "{all}");
 }
+
+mod fuzz {
+    //! The case loader under hostile input (issue 16): mutations of a valid case and arbitrary text, with a fixed
+    //! seed so CI runs the same inputs every time. It must answer each with a case or diagnostics that point into
+    //! the file, never panic or hang.
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::RngSeed;
+
+    /// YAML's structural characters, and a few that have bitten loaders (tabs, NUL, BOM, a lone surrogate's
+    /// replacement, deep nesting).
+    const PIECES: &[&str] = &[
+        ":",
+        "-",
+        "#",
+        "'",
+        "\"",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        "&a",
+        "*a",
+        "!!str",
+        "|",
+        ">",
+        "\t",
+        "\0",
+        "\u{feff}",
+        "\u{fffd}",
+        "\n",
+        "\n  ",
+        "\n- ",
+        "? ",
+        "%YAML 1.2\n",
+        "---\n",
+        "...\n",
+        "[[[[[[[[[[[[[[[[",
+        "{a: {b: {c: ",
+        "1e999",
+        "0x",
+        "~",
+        "null",
+        "true",
+        "<<: *a",
+    ];
+
+    fn check(text: &str) -> Result<(), TestCaseError> {
+        let lines = text.lines().count().max(1);
+        if let Err(diags) = load_case("fuzz.yaml", text) {
+            prop_assert!(!diags.is_empty(), "an error without a diagnostic");
+            for d in &diags {
+                prop_assert_eq!(d.file.as_str(), "fuzz.yaml");
+                prop_assert!(
+                    d.line <= lines + 1,
+                    "line {} of {}: {}",
+                    d.line,
+                    lines,
+                    d.message
+                );
+                prop_assert!(!d.message.is_empty());
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 300,
+            rng_seed: RngSeed::Fixed(0x6761_756e_746c_6574),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn a_mutated_case_gets_a_case_or_diagnostics(
+            edits in proptest::collection::vec((0usize..2000, 0usize..PIECES.len(), any::<bool>()), 1..6),
+        ) {
+            let mut text = GOOD.to_string();
+            for (at, piece, insert) in edits {
+                let mut at = at % (text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                if insert {
+                    text.insert_str(at, PIECES[piece]);
+                } else {
+                    let mut end = (at + PIECES[piece].len()).min(text.len());
+                    while !text.is_char_boundary(end) {
+                        end += 1;
+                    }
+                    text.replace_range(at..end, "");
+                }
+            }
+            check(&text)?;
+        }
+
+        #[test]
+        fn arbitrary_text_gets_a_case_or_diagnostics(text in "\\PC{0,400}") {
+            check(&text)?;
+        }
+    }
+}
