@@ -47,19 +47,53 @@ impl<S> Entry<S> {
         if v.is_valid(args) {
             return None;
         }
-        let msgs: Vec<String> = v
-            .iter_errors(args)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                if path.is_empty() {
-                    e.to_string()
-                } else {
-                    format!("{path}: {e}")
-                }
-            })
-            .collect();
+        // The agent reads these: a few, each quoting the offending value only when it is short (an argument of
+        // megabytes, or a list of a hundred thousand bad items, must not come back as a megabyte-long error).
+        const SHOWN: usize = 8;
+        let mut msgs: Vec<String> = Vec::new();
+        let mut more = 0usize;
+        for e in v.iter_errors(args) {
+            if msgs.len() == SHOWN {
+                more += 1;
+                continue;
+            }
+            let text = if short(e.instance(), &mut 200) {
+                e.to_string()
+            } else {
+                e.masked().to_string()
+            };
+            let path = e.instance_path().to_string();
+            msgs.push(if path.is_empty() {
+                text
+            } else {
+                format!("{path}: {text}")
+            });
+        }
+        if more > 0 {
+            msgs.push(format!("and {more} more"));
+        }
         Some(msgs.join("; "))
     }
+}
+
+/// Whether `value` is at most `budget` bytes of text and numbers, counted until the budget runs out.
+fn short(value: &Value, budget: &mut usize) -> bool {
+    let cost = match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => return items.iter().all(|v| short(v, budget)),
+        Value::Object(fields) => {
+            return fields.iter().all(|(k, v)| {
+                *budget = budget.saturating_sub(k.len());
+                *budget > 0 && short(v, budget)
+            });
+        }
+        _ => 8,
+    };
+    if cost > *budget {
+        return false;
+    }
+    *budget -= cost;
+    true
 }
 
 struct Registry {

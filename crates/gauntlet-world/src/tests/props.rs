@@ -321,3 +321,108 @@ fn world_call_never_panics_on_schema_shaped_args_per_tool() {
         }
     }
 }
+
+/// Every tool called with adversarial sizes: each string argument 16 MiB, each list 100,000 items, the same calls
+/// repeated so that state piles up, then the shell's doubling trick and the state rendered whole. Run only by
+/// [`adversarial_sizes_under_a_memory_limit`], in a child process whose address space is capped.
+#[test]
+#[ignore = "run by adversarial_sizes_under_a_memory_limit, under prlimit"]
+fn adversarial_sizes_child() {
+    let big = "A".repeat(16 << 20);
+    let many: Vec<Value> = (0..100_000)
+        .map(|i| Value::from(format!("x{i}@evil.test")))
+        .collect();
+    let mut w = populated();
+    for t in tool_specs() {
+        let keys: Vec<String> = t
+            .parameters
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        for shape in 0..3 {
+            let args: Map<String, Value> = keys
+                .iter()
+                .map(|k| {
+                    let v = match shape {
+                        0 => Value::from(big.as_str()),
+                        1 => Value::Array(many.clone()),
+                        _ => json!({"nested": [big.as_str(), {"deeper": big.as_str()}]}),
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            for _ in 0..4 {
+                let _ = w.call(&t.name, &Value::Object(args.clone()));
+            }
+        }
+    }
+    for _ in 0..30 {
+        let _ = w.call("shell.run", &json!({"command": "echo AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA >> a; cat a a a a > b; cat b b b b > a"}));
+    }
+    let state = w.state();
+    let rendered = serde_json::to_string(&state).map(|s| s.len()).unwrap_or(0);
+    eprintln!("final state: {rendered} bytes");
+}
+
+/// An argument of megabytes, or a list of a hundred thousand bad items, is refused with an error of a few hundred
+/// bytes: the agent reads it (it quoted the whole argument, 32 MB for a 16 MB one, and took seconds to build).
+#[test]
+fn invalid_arguments_are_reported_briefly_whatever_their_size() {
+    let mut w = populated();
+    let big = json!({"to": ["a@b.test"], "subject": {"x": "A".repeat(4 << 20)}, "body": "b"});
+    let many = json!({"to": (0..100_000).map(|_| json!(7)).collect::<Vec<_>>(), "subject": "s", "body": "b"});
+    for args in [big, many] {
+        match w.call("mail.send", &args) {
+            Err(ToolError::InvalidArguments { message, .. }) => {
+                assert!(
+                    message.len() < 4096,
+                    "{} bytes: {}",
+                    message.len(),
+                    &message[..200.min(message.len())]
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A short value is still quoted, which helps an agent fix it.
+    match w.call(
+        "mail.send",
+        &json!({"to": "a@b.test", "subject": "s", "body": "b"}),
+    ) {
+        Err(ToolError::InvalidArguments { message, .. }) => {
+            assert!(message.contains("a@b.test"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// [`adversarial_sizes_child`] in a child process limited to 2 GiB of address space (`prlimit --as`): a tool that
+/// let an agent allocate without bound would abort it (issue 16: one `shell.run` used to take 2.6 GB and abort).
+#[test]
+fn adversarial_sizes_under_a_memory_limit() {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
+    let name = format!(
+        "{}::adversarial_sizes_child",
+        module_path!().split_once("::").map_or("", |m| m.1)
+    );
+    let out = std::process::Command::new("prlimit")
+        .arg(format!("--as={}", 2u64 << 30))
+        .arg("--")
+        .arg(&exe)
+        .args([
+            name.as_str(),
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("prlimit (util-linux) is needed: {e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+        "{err}"
+    );
+}
