@@ -222,11 +222,7 @@ pub fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     if let Some(p) = a.out.as_ref().filter(|p| p.as_os_str() != "-") {
         eprintln!("wrote {}", p.display());
     }
-    let why = info.gate_failure(
-        st.errored_count(&info.id)?,
-        a.ignore_errors,
-        Some(a.allow_partial),
-    );
+    let why = st.report_failure(&info, a.ignore_errors, Some(a.allow_partial))?;
     Ok(exit_1(&info, why).unwrap_or(code))
 }
 

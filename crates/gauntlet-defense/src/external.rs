@@ -844,6 +844,24 @@ mod tests {
         (d.prepare(&ctx).unwrap_or_else(|e| panic!("{e}")), call)
     }
 
+    /// A fake endpoint on a free loopback port: it reads each request's head, then `answer`s on the connection.
+    fn endpoint(answer: impl Fn(std::net::TcpStream) + Send + 'static) -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        let port = listener
+            .local_addr()
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut head = String::new();
+                let mut r = BufReader::new(&stream);
+                while r.read_line(&mut head).is_ok_and(|n| n > 2) {}
+                answer(stream);
+            }
+        });
+        port
+    }
+
     /// The error `p` gives deciding `call` ("" when it decides).
     fn decide_error(p: &dyn Policy, call: &ToolCall) -> String {
         p.decide(call, &[])
@@ -907,19 +925,9 @@ mod tests {
 
     #[test]
     fn an_endpoint_announcing_a_huge_body_or_a_process_printing_control_bytes_is_an_error() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
-        let port = listener
-            .local_addr()
-            .map(|a| a.port())
-            .unwrap_or_else(|e| panic!("{e}"));
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let mut head = String::new();
-                let mut r = BufReader::new(&stream);
-                while r.read_line(&mut head).is_ok_and(|n| n > 2) {}
-                let _ = (&stream)
-                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 4611686018427387904\r\n\r\n{}");
-            }
+        let port = endpoint(|stream| {
+            let _ = (&stream)
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 4611686018427387904\r\n\r\n{}");
         });
         let e = External::start_with(
             &format!("http://127.0.0.1:{port}/"),
@@ -1073,23 +1081,13 @@ mod tests {
 
     #[test]
     fn an_endpoint_that_drips_its_answer_errors_at_the_deadline() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
-        let port = listener
-            .local_addr()
-            .map(|a| a.port())
-            .unwrap_or_else(|e| panic!("{e}"));
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let mut head = String::new();
-                let mut r = BufReader::new(&stream);
-                while r.read_line(&mut head).is_ok_and(|n| n > 2) {}
-                // A byte every 200 ms: each read is quick, the answer never ends.
-                for _ in 0..100 {
-                    if (&stream).write_all(b"H").is_err() {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(200));
+        let port = endpoint(|stream| {
+            // A byte every 200 ms: each read is quick, the answer never ends.
+            for _ in 0..100 {
+                if (&stream).write_all(b"H").is_err() {
+                    break;
                 }
+                std::thread::sleep(Duration::from_millis(200));
             }
         });
         let started = Instant::now();

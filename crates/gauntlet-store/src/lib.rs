@@ -767,7 +767,7 @@ impl Store {
 
     /// Runs `f` in one transaction: what it stores appears at once when it returns `Ok`, and nothing does when it
     /// fails or the process dies first (`runs merge` publishes its run only whole, never a `running` orphan).
-    /// [`Writer`]s inside it commit nothing of their own. Other writers wait meanwhile (the busy timeout).
+    /// [`Writer`]s inside it commit nothing of their own. Other writers wait meanwhile (up to [`BUSY_WAIT`]).
     pub fn atomically<T, E: From<StoreError>>(
         &mut self,
         f: impl FnOnce(&mut Store) -> std::result::Result<T, E>,
@@ -796,20 +796,38 @@ impl Store {
         let started = Instant::now();
         loop {
             match self.conn.execute_batch("BEGIN IMMEDIATE") {
-                Err(e) if busy(&e) && started.elapsed() < BUSY_WAIT => continue,
+                // A busy store has already been waited for (the busy timeout); a locked one answers at once, so
+                // pause before asking again rather than spin.
+                Err(e) if busy(&e) && started.elapsed() < BUSY_WAIT => {
+                    std::thread::sleep(Duration::from_millis(50))
+                }
                 r => return self.sql(r),
             }
         }
     }
 
-    /// Errored episodes stored for run `id` (of a run that has not finished, whose summary is not stored yet).
-    pub fn errored_count(&self, id: &str) -> Result<u64> {
-        let r = self.conn.query_row(
-            "SELECT count(*) FROM episodes WHERE run_id = ?1 AND status = 'errored'",
-            params![id],
-            |row| row.get::<_, i64>(0),
-        );
-        Ok(self.sql(r)?.max(0) as u64)
+    /// [`RunInfo::gate_failure`] for a stored run, with its errored episodes counted in the store only when the
+    /// answer depends on them (an unfinished run, whose summary is not stored yet, reported with `--allow-partial`
+    /// and without `--ignore-errors`).
+    pub fn report_failure(
+        &self,
+        info: &RunInfo,
+        ignore_errors: bool,
+        allow_partial: Option<bool>,
+    ) -> Result<Option<String>> {
+        let counted =
+            info.status != RunStatus::Complete && allow_partial == Some(true) && !ignore_errors;
+        let errored = if counted {
+            let r = self.conn.query_row(
+                "SELECT count(*) FROM episodes WHERE run_id = ?1 AND status = 'errored'",
+                params![info.id],
+                |row| row.get::<_, i64>(0),
+            );
+            self.sql(r)?.max(0) as u64
+        } else {
+            0
+        };
+        Ok(info.gate_failure(errored, ignore_errors, allow_partial))
     }
 
     /// Whether run `id` (exactly that id) is in the store.
@@ -1671,6 +1689,22 @@ mod tests {
             "errored results so far were waived by --allow-partial"
         );
         assert!(!fails(3, true, Some(true)));
+        // From the store: an unfinished run's errored episodes so far are counted there.
+        for (idx, status) in [(0, "ok"), (1, "errored")] {
+            s.conn
+                .execute(
+                    "INSERT INTO episodes (run_id, idx, case_id, setting, target, rep, status, outcome, record)
+                     VALUES (?1, ?2, 'c', 'benign', 't', 0, ?3, 'held', '{}')",
+                    params![id, idx, status],
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let why = s
+            .report_failure(&info, false, Some(true))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_default();
+        assert!(why.contains("has 1 errored results so far"), "{why}");
+        assert_eq!(s.report_failure(&info, true, Some(true)).ok(), Some(None));
         // A command without --allow-partial (replay) names only --ignore-errors.
         let why = info.gate_failure(0, false, None).unwrap_or_default();
         assert!(
