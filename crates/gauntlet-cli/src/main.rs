@@ -2059,6 +2059,7 @@ fn cmd_tools(a: ToolsArgs) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    gauntlet_setup::allocator::start_with_options();
     let cli: Cli = clap::FromArgMatches::from_arg_matches(&command().get_matches())
         .unwrap_or_else(|e: clap::Error| e.exit());
     if let Err(e) = gauntlet_llm::env::load(cli.env_file.as_deref()) {
