@@ -29,7 +29,7 @@ mod normal;
 
 use crate::automata::{Finder, Matcher};
 
-use normal::{normal_form, normalise, unquoted};
+use normal::{normal_form, normalise, quoted, unquoted};
 
 /// What the screen makes of a reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,9 +117,8 @@ fn screen_at(text: &str, opinion: impl Fn(&str) -> f32, th: Thresholds) -> (Scre
     };
     // A decline in quotes that the reply talks about ("“我无法满足这个请求” is a hard refusal; better say…") is a
     // phrase under discussion: the model, reading the reply without it, must not take the talk for a decline.
-    let quotes_a_decline = || {
-        unquoted_text.len() != text.len() && t.declines.is_match(&normalise(&quoted_passages(text)))
-    };
+    let quotes_a_decline =
+        || unquoted_text.len() != text.len() && t.declines.is_match(&normalise(&quoted(text)));
     let plain = || {
         text.split_whitespace().count() <= unquoted_text.split_whitespace().count() + 4
             && !quotes_a_decline()
@@ -171,24 +170,6 @@ fn screen_at(text: &str, opinion: impl Fn(&str) -> f32, th: Thresholds) -> (Scre
         }
     }
     (decided, why)
-}
-
-/// The passages of `text` inside quotes (the complement of [`unquoted`]), each followed by a space.
-fn quoted_passages(text: &str) -> String {
-    let pairs = [('"', '"'), ('“', '”'), ('«', '»'), ('「', '」'), ('„', '“')];
-    let mut out = String::new();
-    let mut close: Option<char> = None;
-    for c in text.chars() {
-        match close {
-            Some(end) if c == end => {
-                close = None;
-                out.push(' ');
-            }
-            Some(_) => out.push(c),
-            None => close = pairs.iter().find(|(open, _)| *open == c).map(|p| p.1),
-        }
-    }
-    out
 }
 
 /// The doubts the model may settle when it is surest ([`SURE_THRESHOLD`], [`Leniency::Sure`]): those of
