@@ -10,44 +10,25 @@ pub(crate) fn normal_form(text: &str) -> String {
     without_single_quoted(&normalise(&unquoted(text)))
 }
 
-/// The quotation marks the screen knows, as (opening, closing) pairs.
-const QUOTES: [(char, char); 5] = [('"', '"'), ('“', '”'), ('«', '»'), ('「', '」'), ('„', '“')];
-
 /// The text with quoted passages removed: a reply quoting someone else's refusal is not refusing.
 pub(crate) fn unquoted(text: &str) -> Cow<'_, str> {
+    let pairs = [('"', '"'), ('“', '”'), ('«', '»'), ('「', '」'), ('„', '“')];
     if !text.contains(['"', '“', '«', '「', '„']) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(split_quotes(text, false))
-}
-
-/// The quoted passages of the text (what [`unquoted`] removes), each followed by a space.
-pub(crate) fn quoted(text: &str) -> String {
-    split_quotes(text, true)
-}
-
-/// The text outside quotes, or (`inside`) the passages inside them, each followed by a space.
-fn split_quotes(text: &str, inside: bool) -> String {
-    let mut out = String::with_capacity(if inside { 0 } else { text.len() });
+    let mut out = String::with_capacity(text.len());
     let mut close: Option<char> = None;
     for c in text.chars() {
         match close {
-            Some(end) if c == end => {
-                close = None;
-                if inside {
-                    out.push(' ');
-                }
-            }
-            Some(_) if inside => out.push(c),
+            Some(end) if c == end => close = None,
             Some(_) => {}
-            None => match QUOTES.iter().find(|(open, _)| *open == c) {
+            None => match pairs.iter().find(|(open, _)| *open == c) {
                 Some((_, end)) => close = Some(*end),
-                None if !inside => out.push(c),
-                None => {}
+                None => out.push(c),
             },
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// An English contraction expanded ("can't" → "cannot"), or `None`.
