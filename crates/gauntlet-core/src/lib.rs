@@ -1,6 +1,7 @@
 //! The shared vocabulary of Gauntlet: tools and their effects, harm tiers, calls, gateway events, traces,
 //! settings and three-valued verdicts, the CEL predicate evaluator every verifier, success check and policy
-//! uses, and the metrics math (rates with Wilson intervals).
+//! uses, the metrics math (rates with Wilson intervals), and what the programs the harness starts inherit of its
+//! environment.
 //!
 //! Everything above this crate (world, gateway, agents, cases, reports) speaks these types; this crate
 //! depends on nothing of Gauntlet's.
@@ -8,6 +9,7 @@
 pub mod attack_text;
 mod automata;
 pub mod encoding;
+pub mod environment;
 pub mod event;
 pub mod excerpt;
 pub mod harm;

@@ -486,7 +486,11 @@ impl External {
             let http = Http::parse(target, timeout).map_err(err)?;
             return External::handshake(name.clone(), Transport::Http(http));
         }
-        let mut child = Command::new("sh")
+        let mut child = Command::new("sh");
+        for name in gauntlet_core::environment::not_inherited() {
+            child.env_remove(name);
+        }
+        let mut child = child
             .arg("-c")
             .arg(target)
             .stdin(Stdio::piped())

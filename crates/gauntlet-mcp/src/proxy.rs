@@ -35,6 +35,9 @@ impl Upstream {
     pub async fn command(cmdline: &str) -> Result<Upstream, McpFrontError> {
         let mut cmd = tokio::process::Command::new("sh");
         cmd.arg("-c").arg(format!("exec {cmdline}"));
+        for name in gauntlet_core::environment::not_inherited() {
+            cmd.env_remove(name);
+        }
         let transport = TokioChildProcess::new(cmd)?;
         let client = ().serve(transport).await.map_err(|e| {
             McpFrontError::Protocol(format!(

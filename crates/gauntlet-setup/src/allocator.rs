@@ -1,7 +1,10 @@
 //! The allocator's options for a long job: mimalloc (the binary's allocator) reads them from the environment
 //! when the process starts, and the workspace forbids the `unsafe` call that would set them later, so the binary
-//! starts itself again with them set.
+//! starts itself again with them set. It also names them in [`gauntlet_core::environment::ADDED`], so the programs
+//! it starts (agents, MCP upstreams, external defenses) do not inherit them. Being read at the start, they are
+//! taken from the environment Gauntlet is started in: a value in a `.env` file has no effect.
 
+use gauntlet_core::environment::ADDED;
 use std::ffi::OsString;
 
 /// The variable mimalloc reads for how long (ms) it keeps freed pages before returning them to the system.
@@ -17,13 +20,21 @@ pub enum Start {
 }
 
 /// Decides from the variable's current value. Freed pages are returned after 1 ms instead of mimalloc's 10: a
-/// 2-worker run of 100,000 episodes peaks at about 54 MB instead of 60–67 MB, at no measurable cost in time
-/// (`bench/run.sh`).
+/// 2-worker run of 100,000 episodes peaked at 51.8–58.3 MB in seven runs instead of 55.0–67.0 MB in three the same
+/// hour, at no measurable cost in time (`bench/run.sh`, BENCHMARKS.md).
 pub fn start(purge_delay: Option<OsString>) -> Start {
     match purge_delay {
         Some(_) => Start::AsIs,
-        None => Start::Again(vec![(PURGE_DELAY, "1")]),
+        None => Start::Again(vec![(PURGE_DELAY, "1"), (ADDED, PURGE_DELAY)]),
     }
+}
+
+/// Whether `exe` is a dynamic loader the binary was started through (`/lib64/ld-linux-x86-64.so.2 gauntlet …`):
+/// starting the loader again with the binary's arguments would not start the binary.
+fn is_loader(exe: &std::path::Path) -> bool {
+    exe.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("ld-") || n.starts_with("ld.so"))
 }
 
 /// Replaces the process with the same binary, the same arguments (its own name included) and the allocator's
@@ -38,6 +49,9 @@ pub fn start_with_options() {
     let Ok(exe) = std::env::current_exe() else {
         return;
     };
+    if is_loader(&exe) {
+        return;
+    }
     let mut args = std::env::args_os();
     let mut again = std::process::Command::new(exe);
     if let Some(name) = args.next() {
@@ -59,6 +73,30 @@ mod tests {
     fn a_set_variable_is_left_as_the_user_set_it() {
         assert_eq!(start(Some("25".into())), Start::AsIs);
         assert_eq!(start(Some("".into())), Start::AsIs);
-        assert_eq!(start(None), Start::Again(vec![(PURGE_DELAY, "1")]));
+        assert_eq!(
+            start(None),
+            Start::Again(vec![(PURGE_DELAY, "1"), (ADDED, PURGE_DELAY)])
+        );
+    }
+
+    /// What the start adds is what the programs Gauntlet starts are spared.
+    #[test]
+    fn children_are_spared_what_the_start_added() {
+        let Start::Again(vars) = start(None) else {
+            panic!("an unset delay starts again");
+        };
+        let listed = vars.iter().find(|(k, _)| *k == ADDED).map(|(_, v)| *v);
+        let spared =
+            gauntlet_core::environment::not_inherited_given(listed.map(std::ffi::OsStr::new));
+        for (name, _) in vars {
+            assert!(spared.iter().any(|s| s == name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_loader_is_not_started_again() {
+        assert!(is_loader("/lib64/ld-linux-x86-64.so.2".as_ref()));
+        assert!(is_loader("/lib/ld-musl-x86_64.so.1".as_ref()));
+        assert!(!is_loader("/usr/local/bin/gauntlet".as_ref()));
     }
 }

@@ -639,6 +639,44 @@ fn a_failing_or_hanging_command_errors_its_episode() {
     assert!(stderr(&o).contains("cmd:COMMAND LINE"), "{}", stderr(&o));
 }
 
+/// The binary sets mimalloc's purge delay for itself when it is unset; the agent it starts sees the environment the
+/// user gave Gauntlet, and a value the user set is theirs and is passed on.
+#[test]
+fn a_command_agent_does_not_inherit_what_the_binary_set_for_itself() {
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    for (given, seen) in [(None, None), (Some("25"), Some("MIMALLOC_PURGE_DELAY=25"))] {
+        let env_file = dir.path().join("env.txt");
+        let _ = std::fs::remove_file(&env_file);
+        let agent = format!("cmd:env > '{}'; echo done", env_file.display());
+        let mut cmd = assert_cmd::Command::cargo_bin("gauntlet").unwrap_or_else(|e| panic!("{e}"));
+        cmd.env_remove("MIMALLOC_PURGE_DELAY")
+            .env_remove("GAUNTLET_ADDED_ENV")
+            .env("GAUNTLET_STORE", dir.path().join("store.db"));
+        if let Some(v) = given {
+            cmd.env("MIMALLOC_PURGE_DELAY", v);
+        }
+        let o = cmd
+            .args([
+                "run",
+                "-q",
+                "--suite",
+                &suite,
+                "--agent",
+                &agent,
+                "--settings",
+                "benign",
+            ])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let env = std::fs::read_to_string(&env_file)
+            .unwrap_or_else(|e| panic!("the agent ran: {e}; {}", stderr(&o)));
+        let delay = env.lines().find(|l| l.starts_with("MIMALLOC_PURGE_DELAY="));
+        assert_eq!(delay, seen, "{env}");
+        assert!(!env.contains("GAUNTLET_ADDED_ENV"), "{env}");
+    }
+}
+
 #[test]
 fn a_command_runs_where_gauntlet_was_started_and_finds_relative_paths() {
     let suite = fixture("mini").to_string_lossy().into_owned();
