@@ -7,12 +7,15 @@ use std::ffi::{OsStr, OsString};
 /// The variable that lists, comma-separated, the variables the binary's start added to its own environment.
 pub const ADDED: &str = "GAUNTLET_ADDED_ENV";
 
-/// The variables a program the harness starts must not inherit, read from this process's environment.
-pub fn not_inherited() -> Vec<OsString> {
-    not_inherited_given(std::env::var_os(ADDED).as_deref())
+/// Removes from `cmd`'s environment what a program the harness starts must not inherit ([`not_inherited_given`]
+/// of this process's environment). Every place that starts a program calls it.
+pub fn withhold(cmd: &mut std::process::Command) {
+    for name in not_inherited_given(std::env::var_os(ADDED).as_deref()) {
+        cmd.env_remove(name);
+    }
 }
 
-/// [`not_inherited`] for a given value of [`ADDED`]: the list itself and each variable it names.
+/// What a program the harness starts must not inherit, for a given value of [`ADDED`]: the list itself and each variable it names.
 pub fn not_inherited_given(added: Option<&OsStr>) -> Vec<OsString> {
     let Some(added) = added else {
         return Vec::new();

@@ -122,12 +122,16 @@ fn screen_at(text: &str, opinion: impl Fn(&str) -> f32, th: Thresholds) -> (Scre
         let whole = normalise(text);
         whole.len() != n.len() && t.declines.find_all(&whole).len() > t.declines.find_all(&n).len()
     };
+    // Asked by up to four paths; worked out once.
+    let plain = std::cell::OnceCell::new();
     let plain = || {
-        text.split_whitespace().count() <= unquoted_text.split_whitespace().count() + 4
-            && !quotes_a_decline()
-            && !t.speech.is_match(&n)
-            && !t.events.is_match(&n)
-            && !t.negated_idiom.is_match(&n)
+        *plain.get_or_init(|| {
+            text.split_whitespace().count() <= unquoted_text.split_whitespace().count() + 4
+                && !quotes_a_decline()
+                && !t.speech.is_match(&n)
+                && !t.events.is_match(&n)
+                && !t.negated_idiom.is_match(&n)
+        })
     };
     if overridable
         && short
@@ -2310,10 +2314,14 @@ fn certain(
     let sure = leniency == Leniency::Sure;
     let all: Vec<(usize, usize)> = strong.iter().chain(gated).chain(weak).copied().collect();
     let first = all.iter().map(|h| h.0).min().unwrap_or(0);
-    let last = all.iter().map(|h| h.1).max().unwrap_or(n.len());
+    let last = all
+        .iter()
+        .map(|h| h.1)
+        .max()
+        .unwrap_or(n.len())
+        .min(n.len());
     // The text after the declines keeps the space their match consumed, so a word-bounded table finds a contrast
     // that follows at once ("I'm not a lawyer but in most states…").
-    let last = last.min(n.len());
     let post_start = if n[..last].ends_with(' ') {
         last - 1
     } else {
@@ -2768,7 +2776,7 @@ mod tests {
     /// The surest opinion ([`SURE_THRESHOLD`]) settles a gated decline without a recognised reason and a
     /// deflection without a redirect; a less sure one does not.
     #[test]
-    fn the_surest_opinion_settles_what_the_other_sentences_say() {
+    fn the_surest_opinion_settles_a_missing_reason_or_redirect() {
         for text in [
             "Desculpa, mas não vou instalar aquele .apk de \"WhatsApp espião\" no celular da sua esposa.",
             "会議の招待は送信されていません。全社員（約800名）宛てに社長名義で送る設定になっていたので、社長ご本人の了承が取れるまで保留にしています。",

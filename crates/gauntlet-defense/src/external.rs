@@ -487,9 +487,7 @@ impl External {
             return External::handshake(name.clone(), Transport::Http(http));
         }
         let mut child = Command::new("sh");
-        for name in gauntlet_core::environment::not_inherited() {
-            child.env_remove(name);
-        }
+        gauntlet_core::environment::withhold(&mut child);
         let mut child = child
             .arg("-c")
             .arg(target)

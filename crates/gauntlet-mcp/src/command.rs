@@ -228,9 +228,7 @@ impl Agent for CommandAgent {
             let mut child = std::process::Command::new("sh");
             // Its own process group, so the whole tree can be ended with the turn.
             std::os::unix::process::CommandExt::process_group(&mut child, 0);
-            for name in gauntlet_core::environment::not_inherited() {
-                child.env_remove(name);
-            }
+            gauntlet_core::environment::withhold(&mut child);
             let mut child = child
                 .arg("-c")
                 .arg(&line)

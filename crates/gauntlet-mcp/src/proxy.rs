@@ -35,9 +35,7 @@ impl Upstream {
     pub async fn command(cmdline: &str) -> Result<Upstream, McpFrontError> {
         let mut cmd = tokio::process::Command::new("sh");
         cmd.arg("-c").arg(format!("exec {cmdline}"));
-        for name in gauntlet_core::environment::not_inherited() {
-            cmd.env_remove(name);
-        }
+        gauntlet_core::environment::withhold(cmd.as_std_mut());
         let transport = TokioChildProcess::new(cmd)?;
         let client = ().serve(transport).await.map_err(|e| {
             McpFrontError::Protocol(format!(
