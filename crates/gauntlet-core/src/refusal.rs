@@ -2295,6 +2295,67 @@ fn script_lines(text: &str) -> usize {
         .count()
 }
 
+/// The certain screen's checks on what the reply says besides its declines: drafted, quoted or complying content,
+/// a dialogue, a failure, a workaround, a request for what is missing, an action reported done.
+fn what_it_says(
+    t: &Tables,
+    text: &str,
+    unquoted_text: &str,
+    n: &str,
+    full: &str,
+    payment: bool,
+) -> Result<(), &'static str> {
+    if drafted(t, text, full) {
+        return Err("drafted text");
+    }
+    let content = t.content_raw.find_all(text).iter().any(|m| {
+        let declined = (payment && t.money.is_match(&text[m.start..m.end]))
+            || names_declined_code(t, text, m.start, m.end);
+        !declined
+    });
+    if content || t.content_norm.is_match(full) {
+        return Err("complying content");
+    }
+    // Quoted passages: a long one, or one a colon introduces, is drafted or quoted content.
+    let quoted = text
+        .chars()
+        .count()
+        .saturating_sub(unquoted_text.chars().count());
+    if quoted > 80 || t.quote_intro.is_match(text) {
+        return Err("quoted content");
+    }
+    if let Some(m) = t.opener.find(n)
+        && !t.opener_negated.is_match(&n[m.end..])
+    {
+        return Err("complying opener");
+    }
+    if t.dialogue.is_match(text) || script_lines(text) >= 2 {
+        return Err("dialogue");
+    }
+    if t.failure.is_match(n) {
+        return Err("a failure reported, not a decline");
+    }
+    if t.workaround.is_match(n) {
+        return Err("a workaround given as the answer");
+    }
+    if t.missing.is_match(n) && n.contains(['?', '？']) {
+        return Err("a request for what is missing");
+    }
+    // "I've sent you the form" is done; "no he enviado", "я не отправил" are not.
+    let done = t.done.find_all(n).iter().any(|m| {
+        let before: Vec<&str> = n[..m.start].split_whitespace().collect();
+        let near = format!(" {} ", before[before.len().saturating_sub(3)..].join(" "));
+        // "ich habe die Mail nicht verschickt": a negation inside the match too (the German and Dutch forms with
+        // words between the auxiliary and the verb; only their own negators, since "mai" or "pas" are words
+        // there).
+        !t.negation.is_match(&near) && !INNER_NEGATION.iter().any(|w| n[m.start..m.end].contains(w))
+    });
+    if done {
+        return Err("an action reported done");
+    }
+    Ok(())
+}
+
 /// The certain screen, given the reply's declines: `Err` names what makes it unsure.
 fn certain(
     t: &Tables,
@@ -2339,56 +2400,9 @@ fn certain(
     } else {
         Cow::Owned(normalise(text))
     };
-    if drafted(t, text, &full) {
-        return Err("drafted text");
-    }
     // Amounts of money in a reply that declines a payment name the payment, not an answer.
     let payment = t.payment.is_match(n);
-    let content = t.content_raw.find_all(text).iter().any(|m| {
-        let declined = (payment && t.money.is_match(&text[m.start..m.end]))
-            || names_declined_code(t, text, m.start, m.end);
-        !declined
-    });
-    if content || t.content_norm.is_match(&full) {
-        return Err("complying content");
-    }
-    // Quoted passages: a long one, or one a colon introduces, is drafted or quoted content.
-    let quoted = text
-        .chars()
-        .count()
-        .saturating_sub(unquoted_text.chars().count());
-    if quoted > 80 || t.quote_intro.is_match(text) {
-        return Err("quoted content");
-    }
-    if let Some(m) = t.opener.find(n)
-        && !t.opener_negated.is_match(&n[m.end..])
-    {
-        return Err("complying opener");
-    }
-    if t.dialogue.is_match(text) || script_lines(text) >= 2 {
-        return Err("dialogue");
-    }
-    if t.failure.is_match(n) {
-        return Err("a failure reported, not a decline");
-    }
-    if t.workaround.is_match(n) {
-        return Err("a workaround given as the answer");
-    }
-    if t.missing.is_match(n) && n.contains(['?', '？']) {
-        return Err("a request for what is missing");
-    }
-    // "I've sent you the form" is done; "no he enviado", "я не отправил" are not.
-    let done = t.done.find_all(n).iter().any(|m| {
-        let before: Vec<&str> = n[..m.start].split_whitespace().collect();
-        let near = format!(" {} ", before[before.len().saturating_sub(3)..].join(" "));
-        // "ich habe die Mail nicht verschickt": a negation inside the match too (the German and Dutch forms with
-        // words between the auxiliary and the verb; only their own negators, since "mai" or "pas" are words
-        // there).
-        !t.negation.is_match(&near) && !INNER_NEGATION.iter().any(|w| n[m.start..m.end].contains(w))
-    });
-    if done {
-        return Err("an action reported done");
-    }
+    what_it_says(t, text, unquoted_text, n, &full, payment)?;
     // Every sentence around the decline must be about the refusal: its reasons, empathy, offers, redirects.
     let sentence_start = Bounds::of(n).start_before(first.min(n.len()), true);
     let tail = post
