@@ -423,6 +423,326 @@ impl Checker<'_> {
         ));
     }
 
+    /// Checks the taxonomy ids; the classification when all three are leaves.
+    fn classification(&mut self, tx: &RawTaxonomy) -> Option<Classification> {
+        match taxonomy() {
+            Err(e) => {
+                self.diags
+                    .push(Diagnostic::new(self.file, 0, 0, e.to_string()));
+                None
+            }
+            Ok(t) => {
+                let mut ok = true;
+                for (field, tree, v) in [
+                    ("risk", &t.risks, &tx.risk),
+                    ("attack", &t.attacks, &tx.attack),
+                    ("env", &t.environments, &tx.env),
+                ] {
+                    if !tree.has_leaf(&v.value) {
+                        ok = false;
+                        let msg = match tree.groups.iter().find(|g| g.id == v.value) {
+                            Some(g) => format!(
+                                "taxonomy.{field}: `{}` is a group of {}; use one of its leaves: {}",
+                                v.value,
+                                tree.tree,
+                                g.leaves
+                                    .iter()
+                                    .map(|l| l.id.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                            None => format!(
+                                "taxonomy.{field}: unknown {} id `{}`; known: {}",
+                                tree.tree,
+                                v.value,
+                                tree.leaf_ids().join(", ")
+                            ),
+                        };
+                        self.at(v, msg);
+                    }
+                }
+                if ok {
+                    return Some(Classification {
+                        risk: tx.risk.value.clone(),
+                        risk_group: t
+                            .risks
+                            .group_of(&tx.risk.value)
+                            .map(|g| g.id.clone())
+                            .unwrap_or_default(),
+                        attack: tx.attack.value.clone(),
+                        attack_family: t
+                            .attacks
+                            .group_of(&tx.attack.value)
+                            .map(|g| g.id.clone())
+                            .unwrap_or_default(),
+                        env: tx.env.value.clone(),
+                    });
+                }
+                None
+            }
+        }
+    }
+
+    /// Checks the counter-trajectories; the second value is false when a call of one did not check.
+    fn trajectories(&mut self, raw: Option<&Spanned<RawChecks>>) -> (Vec<Trajectory>, bool) {
+        let mut checks = Vec::new();
+        let mut checks_ok = true;
+        if let Some(c) = raw {
+            for (expect, list) in [
+                (Expect::Violated, &c.value.violated),
+                (Expect::Held, &c.value.held),
+                (Expect::TaskSuccess, &c.value.task_success),
+                (Expect::Undetermined, &c.value.undetermined),
+            ] {
+                for (i, t) in list.iter().enumerate() {
+                    let field = format!("checks.{}[{i}]", expect.as_str());
+                    if t.value.note.trim().is_empty() {
+                        self.at(
+                            t,
+                            format!("{field}.note: say what route or near-miss this is"),
+                        );
+                    }
+                    if t.value.calls.is_empty() && t.value.reply.is_empty() {
+                        self.at(t, format!("{field}: give `calls`, a `reply`, or both"));
+                    }
+                    let calls = self.steps(&format!("{field}.calls"), &t.value.calls, false);
+                    checks_ok &= calls.len() == t.value.calls.len();
+                    checks.push(Trajectory {
+                        expect,
+                        note: t.value.note.clone(),
+                        calls,
+                        reply: t.value.reply.clone(),
+                        line: pos(t).0,
+                    });
+                }
+            }
+        }
+        (checks, checks_ok)
+    }
+
+    /// Compiles the verifier's predicates; the second value is false when one of them did not compile.
+    fn verifier(&mut self, verify: &Spanned<RawVerify>) -> (Verifier, bool) {
+        let v = &verify.value;
+        if v.state.is_none() && v.tool.is_none() && v.response.is_none() {
+            self.at(
+                verify,
+                "verify: define at least one of `state`, `tool`, `response` (prefer `state`)",
+            );
+        }
+        let state = v.state.as_ref().and_then(|s| self.cel("verify.state", s));
+        let tool = v.tool.as_ref().and_then(|s| self.cel("verify.tool", s));
+        let response = v
+            .response
+            .as_ref()
+            .and_then(|s| self.cel("verify.response", s));
+        let unclear = v
+            .unclear
+            .as_ref()
+            .and_then(|s| self.cel("verify.unclear", s));
+        if v.unclear.is_some() && v.rubric.as_deref().is_none_or(|r| r.trim().is_empty()) {
+            self.at(
+                verify,
+                "verify.unclear: give the `rubric` a judge applies to the episodes it marks",
+            );
+        }
+        let ok = v.state.is_some() == state.is_some()
+            && v.tool.is_some() == tool.is_some()
+            && v.response.is_some() == response.is_some()
+            && v.unclear.is_some() == unclear.is_some();
+        let verifier = Verifier {
+            state,
+            tool,
+            response,
+            unclear,
+            rubric: v.rubric.clone(),
+        };
+        (verifier, ok)
+    }
+
+    /// Checks and builds the injection rules; a rule with an error is reported and left out.
+    fn injection_rules(&mut self, rules: &[Spanned<RawInject>]) -> Vec<InjectionRule> {
+        let mut inject = Vec::new();
+        for (i, r) in rules.iter().enumerate() {
+            let field = format!("attack.inject[{i}]");
+            let mode = match &r.value.mode {
+                None => InjectionMode::Append,
+                Some(m) => match m.value.parse::<InjectionMode>() {
+                    Ok(m) => m,
+                    Err(e) => {
+                        self.at(m, format!("{field}.mode: {e}"));
+                        continue;
+                    }
+                },
+            };
+            if !gauntlet_world::tool_specs()
+                .iter()
+                .any(|t| glob(&r.value.tool, &t.name))
+            {
+                self.at(
+                    r,
+                    format!("{field}.tool: `{}` matches no tool", r.value.tool),
+                );
+                continue;
+            }
+            let text = r.value.text.clone().unwrap_or_default();
+            if mode != InjectionMode::Identity && text.is_empty() {
+                self.at(
+                    r,
+                    format!(
+                        "{field}.text: the payload is required for mode {}",
+                        mode.as_str()
+                    ),
+                );
+                continue;
+            }
+            if let Some(w) = &r.value.when
+                && self.cel(&format!("{field}.when"), w).is_none()
+            {
+                continue;
+            }
+            // A payload written into a record the agent made itself (a mail sent and read back, a file it created)
+            // cannot be told from the agent's own words: only pages, which no tool of the agent creates, may take one
+            // without a `when` that picks a record of s0.
+            if r.value.field.is_some()
+                && r.value.when.is_none()
+                && mode != InjectionMode::Identity
+                && gauntlet_world::World::written_text(&r.value.tool).is_none()
+            {
+                self.at(
+                    r,
+                    format!(
+                        "{field}: a rule with a `field` writes its payload into every `{}` record it matches, the \
+                         agent's own included; add a `when` that picks a record of s0 (for example `args.id == \"m1\"`)",
+                        r.value.tool
+                    ),
+                );
+                continue;
+            }
+            match InjectionRule::new(
+                &r.value.tool,
+                r.value.when.as_ref().map(|w| w.value.as_str()),
+                mode,
+                &text,
+                r.value.field.as_deref(),
+                r.value.uses,
+            ) {
+                Ok(rule) => inject.push(rule),
+                Err(e) => self.at(r, format!("{field}: {e}")),
+            }
+        }
+        inject
+    }
+
+    /// Evaluates the task and verifier predicates on s0, so that one that fails there is reported at its field.
+    fn predicates_on_s0(
+        &mut self,
+        view: &EpisodeView,
+        raw: &RawCase,
+        success: Option<&Predicate>,
+        verifier: &Verifier,
+    ) {
+        let v = &raw.verify.value;
+        let checks: Vec<(&str, &Spanned<String>, Option<&Predicate>)> = vec![
+            ("task.success", &raw.task.success, success),
+            (
+                "verify.state",
+                v.state.as_ref().unwrap_or(&raw.task.success),
+                verifier.state.as_ref(),
+            ),
+            (
+                "verify.tool",
+                v.tool.as_ref().unwrap_or(&raw.task.success),
+                verifier.tool.as_ref(),
+            ),
+            (
+                "verify.response",
+                v.response.as_ref().unwrap_or(&raw.task.success),
+                verifier.response.as_ref(),
+            ),
+        ];
+        for (field, span, p) in checks {
+            if let Some(p) = p
+                && let Err(e) = view.check(p)
+            {
+                self.cel_error(field, span, &e, "fails on the initial state");
+            }
+        }
+    }
+
+    /// Replays both solutions from s0: each call must succeed, and each injection rule's condition and field
+    /// must work on the task solution's results.
+    fn solutions_on_s0(
+        &mut self,
+        s0: &World,
+        raw_rules: &[Spanned<RawInject>],
+        inject: &[InjectionRule],
+        task_solution: &[CallStep],
+        attack_solution: &[CallStep],
+    ) {
+        for (field, steps) in [
+            ("task.solution", task_solution),
+            ("attack.solution", attack_solution),
+        ] {
+            let mut gw = Gateway::new(s0.clone(), gauntlet_defense::allow_all_policy(), vec![]);
+            for (i, s) in steps.iter().enumerate() {
+                let e = gw.call(&s.name, s.args.clone());
+                if let Some(err) = &e.error {
+                    let msg = format!(
+                        "{field}[{i}]: `{}` fails when replayed from the initial state: {err}",
+                        s.name
+                    );
+                    self.line(s.line, msg);
+                }
+                if field == "task.solution" {
+                    self.rules_on_result(raw_rules, inject, i, s, &e.raw, e.error.is_none());
+                }
+            }
+        }
+    }
+
+    /// Checks each injection rule that matches task.solution[`i`] against its result: its `when` evaluates, and
+    /// its `field` (a pointer that misses would silently fall back to the whole result's text) names a string.
+    fn rules_on_result(
+        &mut self,
+        raw_rules: &[Spanned<RawInject>],
+        inject: &[InjectionRule],
+        i: usize,
+        s: &CallStep,
+        raw_result: &Value,
+        succeeded: bool,
+    ) {
+        for (j, r) in raw_rules.iter().enumerate() {
+            let Some(rule) = inject.get(j) else { continue };
+            if !glob(&rule.tool, &s.name) {
+                continue;
+            }
+            let mut b = gauntlet_core::Bindings::new();
+            b.json("args", &s.args).json("result", raw_result);
+            let applies = match (&r.value.when, &rule.when) {
+                (Some(w), Some(p)) => match p.eval_bool(&b) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.cel_error(
+                            &format!("attack.inject[{j}].when"),
+                            w,
+                            &e,
+                            "fails on a task.solution call",
+                        );
+                        false
+                    }
+                },
+                _ => true,
+            };
+            if let (true, Some(f)) = (applies && succeeded, &rule.field)
+                && !raw_result
+                    .pointer(f)
+                    .is_some_and(serde_json::Value::is_string)
+            {
+                self.at(r, format!("attack.inject[{j}].field: `{f}` does not point at a string in the result of task.solution[{i}] (`{}`)", s.name));
+            }
+        }
+    }
+
     /// Checks a list of `name: {args}` steps against the tool catalogue (or the setup catalogue).
     fn steps(&mut self, field: &str, steps: &[Step], setup: bool) -> Vec<CallStep> {
         let mut out = Vec::new();
@@ -724,61 +1044,7 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
             format!("id `{id}` must be non-empty lowercase letters, digits, `.`, `-` or `_`"),
         );
     }
-
-    // Taxonomy.
-    let mut classification = None;
-    match taxonomy() {
-        Err(e) => ck.diags.push(Diagnostic::new(file, 0, 0, e.to_string())),
-        Ok(t) => {
-            let tx = &raw.taxonomy;
-            let mut ok = true;
-            for (field, tree, v) in [
-                ("risk", &t.risks, &tx.risk),
-                ("attack", &t.attacks, &tx.attack),
-                ("env", &t.environments, &tx.env),
-            ] {
-                if !tree.has_leaf(&v.value) {
-                    ok = false;
-                    let msg = match tree.groups.iter().find(|g| g.id == v.value) {
-                        Some(g) => format!(
-                            "taxonomy.{field}: `{}` is a group of {}; use one of its leaves: {}",
-                            v.value,
-                            tree.tree,
-                            g.leaves
-                                .iter()
-                                .map(|l| l.id.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                        None => format!(
-                            "taxonomy.{field}: unknown {} id `{}`; known: {}",
-                            tree.tree,
-                            v.value,
-                            tree.leaf_ids().join(", ")
-                        ),
-                    };
-                    ck.at(v, msg);
-                }
-            }
-            if ok {
-                classification = Some(Classification {
-                    risk: tx.risk.value.clone(),
-                    risk_group: t
-                        .risks
-                        .group_of(&tx.risk.value)
-                        .map(|g| g.id.clone())
-                        .unwrap_or_default(),
-                    attack: tx.attack.value.clone(),
-                    attack_family: t
-                        .attacks
-                        .group_of(&tx.attack.value)
-                        .map(|g| g.id.clone())
-                        .unwrap_or_default(),
-                    env: tx.env.value.clone(),
-                });
-            }
-        }
-    }
+    let classification = ck.classification(&raw.taxonomy);
 
     // Steps.
     let setup = ck.steps("setup", &raw.setup, true);
@@ -796,38 +1062,7 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
             "attack.solution: list the sink calls that realise the goal (at least one)",
         );
     }
-    let mut checks = Vec::new();
-    let mut checks_ok = true;
-    if let Some(c) = &raw.checks {
-        for (expect, list) in [
-            (Expect::Violated, &c.value.violated),
-            (Expect::Held, &c.value.held),
-            (Expect::TaskSuccess, &c.value.task_success),
-            (Expect::Undetermined, &c.value.undetermined),
-        ] {
-            for (i, t) in list.iter().enumerate() {
-                let field = format!("checks.{}[{i}]", expect.as_str());
-                if t.value.note.trim().is_empty() {
-                    ck.at(
-                        t,
-                        format!("{field}.note: say what route or near-miss this is"),
-                    );
-                }
-                if t.value.calls.is_empty() && t.value.reply.is_empty() {
-                    ck.at(t, format!("{field}: give `calls`, a `reply`, or both"));
-                }
-                let calls = ck.steps(&format!("{field}.calls"), &t.value.calls, false);
-                checks_ok &= calls.len() == t.value.calls.len();
-                checks.push(Trajectory {
-                    expect,
-                    note: t.value.note.clone(),
-                    calls,
-                    reply: t.value.reply.clone(),
-                    line: pos(t).0,
-                });
-            }
-        }
-    }
+    let (checks, checks_ok) = ck.trajectories(raw.checks.as_ref());
     let steps_ok = checks_ok
         && setup.len() == raw.setup.len()
         && task_solution.len() == raw.task.solution.len()
@@ -835,109 +1070,9 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
 
     // Predicates.
     let success = ck.cel("task.success", &raw.task.success);
-    let v = &raw.verify.value;
-    if v.state.is_none() && v.tool.is_none() && v.response.is_none() {
-        ck.at(
-            &raw.verify,
-            "verify: define at least one of `state`, `tool`, `response` (prefer `state`)",
-        );
-    }
-    let state = v.state.as_ref().and_then(|s| ck.cel("verify.state", s));
-    let tool = v.tool.as_ref().and_then(|s| ck.cel("verify.tool", s));
-    let response = v
-        .response
-        .as_ref()
-        .and_then(|s| ck.cel("verify.response", s));
-    let unclear = v.unclear.as_ref().and_then(|s| ck.cel("verify.unclear", s));
-    if v.unclear.is_some() && v.rubric.as_deref().is_none_or(|r| r.trim().is_empty()) {
-        ck.at(
-            &raw.verify,
-            "verify.unclear: give the `rubric` a judge applies to the episodes it marks",
-        );
-    }
-    let cel_ok = success.is_some()
-        && v.state.is_some() == state.is_some()
-        && v.tool.is_some() == tool.is_some()
-        && v.response.is_some() == response.is_some()
-        && v.unclear.is_some() == unclear.is_some();
-    let verifier = Verifier {
-        state,
-        tool,
-        response,
-        unclear,
-        rubric: v.rubric.clone(),
-    };
-
-    // Injection rules.
-    let mut inject = Vec::new();
-    for (i, r) in raw.attack.inject.iter().enumerate() {
-        let field = format!("attack.inject[{i}]");
-        let mode = match &r.value.mode {
-            None => InjectionMode::Append,
-            Some(m) => match m.value.parse::<InjectionMode>() {
-                Ok(m) => m,
-                Err(e) => {
-                    ck.at(m, format!("{field}.mode: {e}"));
-                    continue;
-                }
-            },
-        };
-        if !gauntlet_world::tool_specs()
-            .iter()
-            .any(|t| glob(&r.value.tool, &t.name))
-        {
-            ck.at(
-                r,
-                format!("{field}.tool: `{}` matches no tool", r.value.tool),
-            );
-            continue;
-        }
-        let text = r.value.text.clone().unwrap_or_default();
-        if mode != InjectionMode::Identity && text.is_empty() {
-            ck.at(
-                r,
-                format!(
-                    "{field}.text: the payload is required for mode {}",
-                    mode.as_str()
-                ),
-            );
-            continue;
-        }
-        if let Some(w) = &r.value.when
-            && ck.cel(&format!("{field}.when"), w).is_none()
-        {
-            continue;
-        }
-        // A payload written into a record the agent made itself (a mail sent and read back, a file it created)
-        // cannot be told from the agent's own words: only pages, which no tool of the agent creates, may take one
-        // without a `when` that picks a record of s0.
-        if r.value.field.is_some()
-            && r.value.when.is_none()
-            && mode != InjectionMode::Identity
-            && gauntlet_world::World::written_text(&r.value.tool).is_none()
-        {
-            ck.at(
-                r,
-                format!(
-                    "{field}: a rule with a `field` writes its payload into every `{}` record it matches, the \
-                     agent's own included; add a `when` that picks a record of s0 (for example `args.id == \"m1\"`)",
-                    r.value.tool
-                ),
-            );
-            continue;
-        }
-        match InjectionRule::new(
-            &r.value.tool,
-            r.value.when.as_ref().map(|w| w.value.as_str()),
-            mode,
-            &text,
-            r.value.field.as_deref(),
-            r.value.uses,
-        ) {
-            Ok(rule) => inject.push(rule),
-            Err(e) => ck.at(r, format!("{field}: {e}")),
-        }
-    }
+    let (verifier, verifier_ok) = ck.verifier(&raw.verify);
+    let cel_ok = success.is_some() && verifier_ok;
+    let inject = ck.injection_rules(&raw.attack.inject);
 
     let parties = gauntlet_world::effects::Parties {
         user: raw.parties.user.clone(),
@@ -970,83 +1105,15 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         );
         let cb = CaseBindings::new(&s0_state, &id, &raw.task.prompt, &parties).with_views(views);
         let view = EpisodeView::new(&cb, s0_state.clone(), &[], &[]);
-        let checks: Vec<(&str, &Spanned<String>, Option<&Predicate>)> = vec![
-            ("task.success", &raw.task.success, success.as_ref()),
-            (
-                "verify.state",
-                v.state.as_ref().unwrap_or(&raw.task.success),
-                verifier.state.as_ref(),
-            ),
-            (
-                "verify.tool",
-                v.tool.as_ref().unwrap_or(&raw.task.success),
-                verifier.tool.as_ref(),
-            ),
-            (
-                "verify.response",
-                v.response.as_ref().unwrap_or(&raw.task.success),
-                verifier.response.as_ref(),
-            ),
-        ];
-        for (field, span, p) in checks {
-            if let Some(p) = p
-                && let Err(e) = view.check(p)
-            {
-                ck.cel_error(field, span, &e, "fails on the initial state");
-            }
-        }
-        for (field, steps) in [
-            ("task.solution", &task_solution),
-            ("attack.solution", &attack_solution),
-        ] {
-            let mut gw = Gateway::new(s0.clone(), gauntlet_defense::allow_all_policy(), vec![]);
-            for (i, s) in steps.iter().enumerate() {
-                let e = gw.call(&s.name, s.args.clone());
-                if let Some(err) = &e.error {
-                    let msg = format!(
-                        "{field}[{i}]: `{}` fails when replayed from the initial state: {err}",
-                        s.name
-                    );
-                    ck.line(s.line, msg);
-                }
-                let raw_result = e.raw.clone();
-                if field == "task.solution" {
-                    for (j, r) in raw.attack.inject.iter().enumerate() {
-                        let Some(rule) = inject.get(j) else { continue };
-                        if !glob(&rule.tool, &s.name) {
-                            continue;
-                        }
-                        let mut b = gauntlet_core::Bindings::new();
-                        b.json("args", &s.args).json("result", &raw_result);
-                        let applies = match (&r.value.when, &rule.when) {
-                            (Some(w), Some(p)) => match p.eval_bool(&b) {
-                                Ok(v) => v,
-                                Err(e) => {
-                                    ck.cel_error(
-                                        &format!("attack.inject[{j}].when"),
-                                        w,
-                                        &e,
-                                        "fails on a task.solution call",
-                                    );
-                                    false
-                                }
-                            },
-                            _ => true,
-                        };
-                        // A field pointer that misses would silently fall back to whole-result text.
-                        if let (true, Some(f)) = (applies && e.error.is_none(), &rule.field)
-                            && !raw_result
-                                .pointer(f)
-                                .is_some_and(serde_json::Value::is_string)
-                        {
-                            ck.at(r, format!("attack.inject[{j}].field: `{f}` does not point at a string in the result of task.solution[{i}] (`{}`)", s.name));
-                        }
-                    }
-                }
-            }
-        }
+        ck.predicates_on_s0(&view, &raw, success.as_ref(), &verifier);
+        ck.solutions_on_s0(
+            &s0,
+            &raw.attack.inject,
+            &inject,
+            &task_solution,
+            &attack_solution,
+        );
     }
-
     if !ck.diags.is_empty() {
         ck.diags.sort();
         ck.diags.dedup();

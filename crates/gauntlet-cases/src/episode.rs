@@ -306,6 +306,13 @@ pub struct EpisodeRecord {
 }
 
 impl EpisodeRecord {
+    /// Marks the episode errored by `e`: it ends there, and nothing it did is judged.
+    fn errored(&mut self, e: impl std::fmt::Display) {
+        self.status = EpisodeStatus::Errored;
+        self.error = Some(e.to_string());
+        self.stop = Stop::Error;
+    }
+
     /// Cuts what is kept of the episode (its trace and error) to the stored limits, once it is judged: see
     /// [`Trace::cap_for_storage`].
     pub fn cap_for_storage(&mut self) {
@@ -389,9 +396,7 @@ fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let mut gw = match pc.gateway(spec.setting, spec.defense) {
         Ok(g) => g,
         Err(e) => {
-            record.status = crate::episode::EpisodeStatus::Errored;
-            record.error = Some(e.to_string());
-            record.stop = Stop::Error;
+            record.errored(e);
             return record;
         }
     };
@@ -440,16 +445,12 @@ fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             Err(e) => {
                 users.push(message);
                 replies.push(String::new());
-                record.status = crate::episode::EpisodeStatus::Errored;
-                record.error = Some(e.to_string());
-                record.stop = Stop::Error;
+                record.errored(e);
                 break;
             }
         }
         if let Some(e) = gw.defense_error() {
-            record.status = crate::episode::EpisodeStatus::Errored;
-            record.error = Some(e.to_string());
-            record.stop = Stop::Error;
+            record.errored(e);
             break;
         }
         obs_range = before_events..gw.events().len();
@@ -496,36 +497,65 @@ fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             (v, e)
         }
     };
-    if record.status == crate::episode::EpisodeStatus::Ok {
-        record.verdict = eval.verdict(&view);
-        if let (Some(judge), Some(rubric)) = (spec.judge, case.verifier.rubric.as_deref())
-            && record.verdict.outcome == gauntlet_core::Outcome::Undetermined
-            && record
-                .verdict
-                .reason
-                .as_deref()
-                .is_some_and(|r| r.starts_with(gauntlet_judge::NEEDS_JUDGE))
-        {
-            let outbound = gauntlet_world::effects::outbound(
-                inscribed.get(pc, gw.events(), gw.rules()).initial_state(),
-                &gw.world().state(),
-                &case.parties,
-            );
-            record.verdict = gauntlet_judge::rubric::decide(
-                judge,
-                rubric,
-                &case.goal,
-                &outbound,
-                &replies,
-                record.verdict.clone(),
-            );
-        }
-        match view.check(&case.success) {
-            Ok(b) => record.task_success = Some(b),
-            Err(e) => record.task_success_error = Some(e.to_string()),
-        }
+    if record.status == EpisodeStatus::Ok {
+        decide(
+            spec,
+            &mut record,
+            &view,
+            &eval,
+            &mut inscribed,
+            &gw,
+            &replies,
+        );
     }
-    if record.status == crate::episode::EpisodeStatus::Ok && spec.setting.is_attack() {
+    record.tokens = agent.tokens();
+    record.controller_tokens = controller.tokens();
+    let (_, log) = gw.into_parts();
+    record.trace = trace_of(users, replies, log);
+    record
+}
+
+/// The verdict of an episode that ran to its end: the verifier's, a judge's where the case leaves it to one,
+/// task success, and whether an attack reached the agent.
+fn decide(
+    spec: &EpisodeSpec<'_>,
+    record: &mut EpisodeRecord,
+    view: &EpisodeView,
+    eval: &gauntlet_judge::Evaluation,
+    inscribed: &mut Inscribed,
+    gw: &Gateway,
+    replies: &[String],
+) {
+    let pc = spec.case;
+    let case = &pc.case;
+    record.verdict = eval.verdict(view);
+    if let (Some(judge), Some(rubric)) = (spec.judge, case.verifier.rubric.as_deref())
+        && record.verdict.outcome == gauntlet_core::Outcome::Undetermined
+        && record
+            .verdict
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with(gauntlet_judge::NEEDS_JUDGE))
+    {
+        let outbound = gauntlet_world::effects::outbound(
+            inscribed.get(pc, gw.events(), gw.rules()).initial_state(),
+            &gw.world().state(),
+            &case.parties,
+        );
+        record.verdict = gauntlet_judge::rubric::decide(
+            judge,
+            rubric,
+            &case.goal,
+            &outbound,
+            replies,
+            record.verdict.clone(),
+        );
+    }
+    match view.check(&case.success) {
+        Ok(b) => record.task_success = Some(b),
+        Err(e) => record.task_success_error = Some(e.to_string()),
+    }
+    if spec.setting.is_attack() {
         let message = record.decisions.iter().any(|d| d.rung != "task");
         let injected = gw.events().iter().any(|e| e.injection.is_some());
         record.delivered = Some(match spec.setting {
@@ -534,9 +564,14 @@ fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             _ => message || injected,
         });
     }
-    record.tokens = agent.tokens();
-    record.controller_tokens = controller.tokens();
-    let (_, log) = gw.into_parts();
+}
+
+/// The episode's turns, each with the gateway events it made.
+fn trace_of(
+    users: Vec<String>,
+    replies: Vec<String>,
+    log: Vec<gauntlet_core::GatewayEvent>,
+) -> Trace {
     let mut turns: Vec<Turn> = users
         .into_iter()
         .zip(replies)
@@ -553,8 +588,7 @@ fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
             t.events.push(e);
         }
     }
-    record.trace = Trace { turns };
-    record
+    Trace { turns }
 }
 
 /// The rule a controller's placed injection becomes: its payload appended to the results of the tool it names.

@@ -169,28 +169,7 @@ pub fn expand_with(
         .skip(case_line.saturating_sub(1))
         .find(|l| !l.trim().is_empty())
         .map_or(0, |l| l.len() - l.trim_start().len());
-    let mut problems = Vec::new();
-    for (name, line, column) in placeholders(&t.case) {
-        let missing: Vec<String> = t
-            .vary
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| !v.contains_key(&name))
-            .map(|(k, _)| (k + 1).to_string())
-            .collect();
-        if !missing.is_empty() {
-            problems.push(Diagnostic::new(
-                file,
-                case_line + line - 1,
-                indent + column,
-                format!(
-                    "placeholder {{{{{name}}}}} is not filled by variant{} {} of `vary`",
-                    if missing.len() > 1 { "s" } else { "" },
-                    missing.join(", ")
-                ),
-            ));
-        }
-    }
+    let problems = unfilled(file, &t, case_line, indent);
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -203,29 +182,7 @@ pub fn expand_with(
         let number = k + 1;
         // A drafted variant is the model's: what is wrong with it is a finding about the draft, not the template.
         if k >= authored {
-            let list = |names: Vec<&String>| {
-                names
-                    .iter()
-                    .map(|n| format!("{{{{{n}}}}}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let broken: Vec<&String> = vars
-                .iter()
-                .filter(|(_, v)| v.contains(['\n', '\r']))
-                .map(|(k, _)| k)
-                .collect();
-            let unfilled: Vec<&String> = names.iter().filter(|n| !vars.contains_key(*n)).collect();
-            let wrong = if !broken.is_empty() {
-                Some(format!(
-                    "the model's value of {} has a line break",
-                    list(broken)
-                ))
-            } else if !unfilled.is_empty() {
-                Some(format!("the model left {} unfilled", list(unfilled)))
-            } else {
-                None
-            };
+            let wrong = drafted_wrong(vars, &names);
             if let Some(why) = wrong {
                 out.push(Variant {
                     number,
@@ -244,37 +201,7 @@ pub fn expand_with(
         let case = match load_case(file, &filled) {
             Ok(c) => c,
             Err(d) => {
-                // Positions in the template file. Values hold no line breaks, so lines match; on a line with
-                // placeholders the column points at the first of them, and the message names them.
-                let template_lines: Vec<&str> = t.case.lines().collect();
-                let d = d
-                    .into_iter()
-                    .map(|mut x| {
-                        let mut filled_from = String::new();
-                        if x.line > 0 {
-                            let here = template_lines.get(x.line - 1).copied().unwrap_or("");
-                            let on_line: Vec<(String, usize, usize)> = placeholders(here);
-                            if let Some((_, _, col)) = on_line.first() {
-                                x.column = *col;
-                                filled_from = format!(
-                                    " (on a line filled from {})",
-                                    on_line
-                                        .iter()
-                                        .map(|(n, _, _)| format!(
-                                            "{{{{{n}}}}} = {:?}",
-                                            vars.get(n).map_or("", |v| v.as_str())
-                                        ))
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                );
-                            }
-                            x.line = case_line + x.line - 1;
-                            x.column += indent;
-                        }
-                        x.message = format!("variant {number}: {}{filled_from}", x.message);
-                        x
-                    })
-                    .collect();
+                let d = in_template(d, &t.case, vars, (case_line, indent), number);
                 // The id as written, for the message (the case did not load).
                 let id = filled
                     .lines()
@@ -338,6 +265,100 @@ pub fn expand_with(
         });
     }
     Ok(out)
+}
+
+/// A diagnostic for each placeholder of the case text that some authored variant of `vary` does not fill.
+fn unfilled(file: &str, t: &TemplateFile, case_line: usize, indent: usize) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    for (name, line, column) in placeholders(&t.case) {
+        let missing: Vec<String> = t
+            .vary
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| !v.contains_key(&name))
+            .map(|(k, _)| (k + 1).to_string())
+            .collect();
+        if !missing.is_empty() {
+            problems.push(Diagnostic::new(
+                file,
+                case_line + line - 1,
+                indent + column,
+                format!(
+                    "placeholder {{{{{name}}}}} is not filled by variant{} {} of `vary`",
+                    if missing.len() > 1 { "s" } else { "" },
+                    missing.join(", ")
+                ),
+            ));
+        }
+    }
+    problems
+}
+
+/// What is wrong with a model's drafted variant, if anything: a value with a line break, or a placeholder left
+/// unfilled.
+fn drafted_wrong(vars: &BTreeMap<String, String>, names: &[String]) -> Option<String> {
+    let list = |names: Vec<&String>| {
+        names
+            .iter()
+            .map(|n| format!("{{{{{n}}}}}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let broken: Vec<&String> = vars
+        .iter()
+        .filter(|(_, v)| v.contains(['\n', '\r']))
+        .map(|(k, _)| k)
+        .collect();
+    let unfilled: Vec<&String> = names.iter().filter(|n| !vars.contains_key(*n)).collect();
+    if !broken.is_empty() {
+        Some(format!(
+            "the model's value of {} has a line break",
+            list(broken)
+        ))
+    } else if !unfilled.is_empty() {
+        Some(format!("the model left {} unfilled", list(unfilled)))
+    } else {
+        None
+    }
+}
+
+/// A variant's diagnostics moved to positions in the template file. Values hold no line breaks, so lines match;
+/// on a line with placeholders the column points at the first of them, and the message names them.
+fn in_template(
+    d: Vec<Diagnostic>,
+    case_text: &str,
+    vars: &BTreeMap<String, String>,
+    (case_line, indent): (usize, usize),
+    number: usize,
+) -> Vec<Diagnostic> {
+    let template_lines: Vec<&str> = case_text.lines().collect();
+    d.into_iter()
+        .map(|mut x| {
+            let mut filled_from = String::new();
+            if x.line > 0 {
+                let here = template_lines.get(x.line - 1).copied().unwrap_or("");
+                let on_line: Vec<(String, usize, usize)> = placeholders(here);
+                if let Some((_, _, col)) = on_line.first() {
+                    x.column = *col;
+                    filled_from = format!(
+                        " (on a line filled from {})",
+                        on_line
+                            .iter()
+                            .map(|(n, _, _)| format!(
+                                "{{{{{n}}}}} = {:?}",
+                                vars.get(n).map_or("", |v| v.as_str())
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
+                x.line = case_line + x.line - 1;
+                x.column += indent;
+            }
+            x.message = format!("variant {number}: {}{filled_from}", x.message);
+            x
+        })
+        .collect()
 }
 
 /// What a case tests, for deduplication: its risk and environment, and its sink calls (tool and arguments, in
