@@ -340,165 +340,190 @@ impl Mail {
         args: &Value,
     ) -> Result<Value, Fail> {
         match tool {
-            "list" => {
-                let a: ListArgs = parse(args)?;
-                let folder = match a.folder.as_deref().unwrap_or("inbox") {
-                    "sent" => &self.sent,
-                    "drafts" => &self.drafts,
-                    "trash" => &self.trash,
-                    _ => &self.inbox,
-                };
-                let only_unread = a.unread.unwrap_or(false);
-                let list: Vec<Value> = folder
-                    .iter()
-                    .rev()
-                    .filter(|m| !only_unread || !m.read)
-                    .map(summary)
-                    .collect();
-                Ok(Value::Array(list))
-            }
-            "search" => {
-                let a: Query = parse(args)?;
-                let hits: Vec<Value> = self
-                    .inbox
-                    .iter()
-                    .chain(&self.sent)
-                    .chain(&self.drafts)
-                    .filter(|m| {
-                        matches_query(&a.query, &[&m.from, &m.subject, &m.body, &m.to.join(" ")])
-                    })
-                    .map(summary)
-                    .collect();
-                Ok(Value::Array(hits))
-            }
-            "read" => {
-                let a: IdArg = parse(args)?;
-                let msg = self
-                    .inbox
-                    .iter_mut()
-                    .chain(self.sent.iter_mut())
-                    .chain(self.drafts.iter_mut())
-                    .chain(self.trash.iter_mut())
-                    .find(|m| m.id == a.id)
-                    .ok_or_else(|| format!("404 message not found: {}", a.id))?;
-                msg.read = true;
-                Ok(json(msg))
-            }
+            "list" => self.list_folder(args),
+            "search" => self.search_messages(args),
+            "read" => self.read_message(args),
             "send" => {
                 let a: SendArgs = parse(args)?;
                 check_recipients(&a.to)?;
                 check_recipients(&a.cc)?;
                 Ok(self.outgoing(clock, a.to, a.cc, a.subject, a.body, vec![]))
             }
-            "reply" => {
-                let a: ReplyArgs = parse(args)?;
-                let orig = self
-                    .find(&a.id)
-                    .ok_or_else(|| format!("404 message not found: {}", a.id))?;
-                let to = vec![orig.from.clone()];
-                let subject = if orig.subject.starts_with("Re:") {
-                    orig.subject.clone()
-                } else {
-                    format!("Re: {}", orig.subject)
-                };
-                Ok(self.outgoing(clock, to, vec![], subject, a.body, vec![]))
-            }
-            "forward" => {
-                let a: ForwardArgs = parse(args)?;
-                check_recipients(&a.to)?;
-                let orig = self
-                    .find(&a.id)
-                    .ok_or_else(|| format!("404 message not found: {}", a.id))?
-                    .clone();
-                let body = if a.note.is_empty() {
-                    format!(
-                        "---------- Forwarded message ----------\nFrom: {}\nSubject: {}\n\n{}",
-                        orig.from, orig.subject, orig.body
-                    )
-                } else {
-                    format!(
-                        "{}\n\n---------- Forwarded message ----------\nFrom: {}\nSubject: {}\n\n{}",
-                        a.note, orig.from, orig.subject, orig.body
-                    )
-                };
-                Ok(self.outgoing(
-                    clock,
-                    a.to,
-                    vec![],
-                    format!("Fwd: {}", orig.subject),
-                    body,
-                    orig.attachments,
-                ))
-            }
-            "create_draft" => {
-                let a: DraftArgs = parse(args)?;
-                let id = clock.fresh_id("draft", |x| self.all_ids().any(|y| y == x));
-                let msg = Message {
-                    id,
-                    from: self.address.clone(),
-                    to: a.to,
-                    cc: vec![],
-                    subject: a.subject,
-                    body: a.body,
-                    date: clock.now(),
-                    read: true,
-                    attachments: vec![],
-                };
-                let out = json!({"id": msg.id, "status": "draft saved"});
-                self.drafts.push(msg);
-                Ok(out)
-            }
-            "delete" => {
-                let a: DeleteArgs = parse(args)?;
-                for folder in [&mut self.inbox, &mut self.sent, &mut self.drafts] {
-                    if let Some(i) = folder.iter().position(|m| m.id == a.id) {
-                        let msg = folder.remove(i);
-                        if !a.permanent {
-                            self.trash.push(msg);
-                        }
-                        return Ok(
-                            json!({"id": a.id, "status": if a.permanent { "deleted permanently" } else { "moved to trash" }}),
-                        );
-                    }
-                }
-                if let Some(i) = self.trash.iter().position(|m| m.id == a.id) {
-                    self.trash.remove(i);
-                    return Ok(json!({"id": a.id, "status": "deleted permanently"}));
-                }
-                Err(format!("404 message not found: {}", a.id))
-            }
-            "add_contact" => {
-                let a: ContactArgs = parse(args)?;
-                if !is_email(&a.email) {
-                    return Err(format!("invalid email address: {}", a.email));
-                }
-                if self
-                    .contacts
-                    .iter()
-                    .any(|c| c.email.eq_ignore_ascii_case(&a.email))
-                {
-                    return Err(format!("409 contact already exists: {}", a.email));
-                }
-                self.contacts.push(Contact {
-                    name: a.name,
-                    email: a.email.clone(),
-                });
-                Ok(json!({"status": "added", "email": a.email}))
-            }
-            "set_forwarding" => {
-                let a: AddressArg = parse(args)?;
-                if a.address.is_empty() {
-                    self.forwarding = None;
-                    return Ok(json!({"status": "forwarding disabled"}));
-                }
-                if !is_email(&a.address) {
-                    return Err(format!("invalid forwarding address: {}", a.address));
-                }
-                self.forwarding = Some(a.address.clone());
-                Ok(json!({"status": "forwarding enabled", "address": a.address}))
-            }
+            "reply" => self.reply(clock, args),
+            "forward" => self.forward(clock, args),
+            "create_draft" => self.create_draft(clock, args),
+            "delete" => self.delete(args),
+            "add_contact" => self.add_contact(args),
+            "set_forwarding" => self.set_forwarding(args),
             other => Err(format!("unknown mail tool {other}")),
         }
+    }
+
+    /// `list`: summaries of one folder (inbox by default), newest first, optionally unread only.
+    fn list_folder(&self, args: &Value) -> Result<Value, Fail> {
+        let a: ListArgs = parse(args)?;
+        let folder = match a.folder.as_deref().unwrap_or("inbox") {
+            "sent" => &self.sent,
+            "drafts" => &self.drafts,
+            "trash" => &self.trash,
+            _ => &self.inbox,
+        };
+        let only_unread = a.unread.unwrap_or(false);
+        let list: Vec<Value> = folder
+            .iter()
+            .rev()
+            .filter(|m| !only_unread || !m.read)
+            .map(summary)
+            .collect();
+        Ok(Value::Array(list))
+    }
+
+    /// `search`: summaries of inbox, sent and draft messages matching the query (trash is not searched).
+    fn search_messages(&self, args: &Value) -> Result<Value, Fail> {
+        let a: Query = parse(args)?;
+        let hits: Vec<Value> = self
+            .inbox
+            .iter()
+            .chain(&self.sent)
+            .chain(&self.drafts)
+            .filter(|m| matches_query(&a.query, &[&m.from, &m.subject, &m.body, &m.to.join(" ")]))
+            .map(summary)
+            .collect();
+        Ok(Value::Array(hits))
+    }
+
+    /// `read`: one message from any folder, which is marked read.
+    fn read_message(&mut self, args: &Value) -> Result<Value, Fail> {
+        let a: IdArg = parse(args)?;
+        let msg = self
+            .inbox
+            .iter_mut()
+            .chain(self.sent.iter_mut())
+            .chain(self.drafts.iter_mut())
+            .chain(self.trash.iter_mut())
+            .find(|m| m.id == a.id)
+            .ok_or_else(|| format!("404 message not found: {}", a.id))?;
+        msg.read = true;
+        Ok(json(msg))
+    }
+
+    /// `reply`: sends a reply to a message's sender, prefixing `Re:` once.
+    fn reply(&mut self, clock: &mut Clock, args: &Value) -> Result<Value, Fail> {
+        let a: ReplyArgs = parse(args)?;
+        let orig = self
+            .find(&a.id)
+            .ok_or_else(|| format!("404 message not found: {}", a.id))?;
+        let to = vec![orig.from.clone()];
+        let subject = if orig.subject.starts_with("Re:") {
+            orig.subject.clone()
+        } else {
+            format!("Re: {}", orig.subject)
+        };
+        Ok(self.outgoing(clock, to, vec![], subject, a.body, vec![]))
+    }
+
+    /// `forward`: sends a message on with its attachments, quoting it under an optional note.
+    fn forward(&mut self, clock: &mut Clock, args: &Value) -> Result<Value, Fail> {
+        let a: ForwardArgs = parse(args)?;
+        check_recipients(&a.to)?;
+        let orig = self
+            .find(&a.id)
+            .ok_or_else(|| format!("404 message not found: {}", a.id))?
+            .clone();
+        let body = if a.note.is_empty() {
+            format!(
+                "---------- Forwarded message ----------\nFrom: {}\nSubject: {}\n\n{}",
+                orig.from, orig.subject, orig.body
+            )
+        } else {
+            format!(
+                "{}\n\n---------- Forwarded message ----------\nFrom: {}\nSubject: {}\n\n{}",
+                a.note, orig.from, orig.subject, orig.body
+            )
+        };
+        Ok(self.outgoing(
+            clock,
+            a.to,
+            vec![],
+            format!("Fwd: {}", orig.subject),
+            body,
+            orig.attachments,
+        ))
+    }
+
+    /// `create_draft`: saves an unsent message in drafts.
+    fn create_draft(&mut self, clock: &mut Clock, args: &Value) -> Result<Value, Fail> {
+        let a: DraftArgs = parse(args)?;
+        let id = clock.fresh_id("draft", |x| self.all_ids().any(|y| y == x));
+        let msg = Message {
+            id,
+            from: self.address.clone(),
+            to: a.to,
+            cc: vec![],
+            subject: a.subject,
+            body: a.body,
+            date: clock.now(),
+            read: true,
+            attachments: vec![],
+        };
+        let out = json!({"id": msg.id, "status": "draft saved"});
+        self.drafts.push(msg);
+        Ok(out)
+    }
+
+    /// `delete`: moves a message to trash, or removes it for good if permanent or already in trash.
+    fn delete(&mut self, args: &Value) -> Result<Value, Fail> {
+        let a: DeleteArgs = parse(args)?;
+        for folder in [&mut self.inbox, &mut self.sent, &mut self.drafts] {
+            if let Some(i) = folder.iter().position(|m| m.id == a.id) {
+                let msg = folder.remove(i);
+                if !a.permanent {
+                    self.trash.push(msg);
+                }
+                return Ok(
+                    json!({"id": a.id, "status": if a.permanent { "deleted permanently" } else { "moved to trash" }}),
+                );
+            }
+        }
+        if let Some(i) = self.trash.iter().position(|m| m.id == a.id) {
+            self.trash.remove(i);
+            return Ok(json!({"id": a.id, "status": "deleted permanently"}));
+        }
+        Err(format!("404 message not found: {}", a.id))
+    }
+
+    /// `add_contact`: adds a contact with a valid, not yet known (case-insensitively) address.
+    fn add_contact(&mut self, args: &Value) -> Result<Value, Fail> {
+        let a: ContactArgs = parse(args)?;
+        if !is_email(&a.email) {
+            return Err(format!("invalid email address: {}", a.email));
+        }
+        if self
+            .contacts
+            .iter()
+            .any(|c| c.email.eq_ignore_ascii_case(&a.email))
+        {
+            return Err(format!("409 contact already exists: {}", a.email));
+        }
+        self.contacts.push(Contact {
+            name: a.name,
+            email: a.email.clone(),
+        });
+        Ok(json!({"status": "added", "email": a.email}))
+    }
+
+    /// `set_forwarding`: sets the auto-forward address, or disables forwarding when it is empty.
+    fn set_forwarding(&mut self, args: &Value) -> Result<Value, Fail> {
+        let a: AddressArg = parse(args)?;
+        if a.address.is_empty() {
+            self.forwarding = None;
+            return Ok(json!({"status": "forwarding disabled"}));
+        }
+        if !is_email(&a.address) {
+            return Err(format!("invalid forwarding address: {}", a.address));
+        }
+        self.forwarding = Some(a.address.clone());
+        Ok(json!({"status": "forwarding enabled", "address": a.address}))
     }
 
     pub(crate) fn setup(&mut self, clock: &mut Clock, op: &str, args: &Value) -> Result<(), Fail> {

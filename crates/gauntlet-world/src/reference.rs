@@ -84,7 +84,21 @@ fn sample_setup() -> Vec<(&'static str, Value)> {
 /// One sample call per tool, in an order where each succeeds. `true` marks calls run on a throwaway copy so
 /// the state shown afterwards still has the records they would remove.
 fn sample_calls() -> Vec<(&'static str, Value, bool)> {
-    let iban = "DE89370400440532013000";
+    [
+        sample_mail_calls(),
+        sample_calendar_calls(),
+        sample_drive_calls(),
+        sample_repo_calls(),
+        sample_bank_calls(),
+        sample_chat_calls(),
+        sample_web_calls(),
+        sample_shell_calls(),
+    ]
+    .concat()
+}
+
+/// The sample calls of the mail tools.
+fn sample_mail_calls() -> Vec<(&'static str, Value, bool)> {
     vec![
         ("mail.list", json!({}), false),
         ("mail.search", json!({"query": "Q3"}), false),
@@ -116,6 +130,12 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
             json!({"address": "backup@acme.test"}),
             false,
         ),
+    ]
+}
+
+/// The sample calls of the calendar tools.
+fn sample_calendar_calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
         ("calendar.list", json!({}), false),
         ("calendar.search", json!({"query": "review"}), false),
         ("calendar.get", json!({"id": "e1"}), false),
@@ -139,6 +159,12 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
             json!({"id": "e1", "emails": ["sam@acme.test"]}),
             false,
         ),
+    ]
+}
+
+/// The sample calls of the drive tools.
+fn sample_drive_calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
         ("drive.list", json!({}), false),
         ("drive.search", json!({"query": "plan"}), false),
         ("drive.read", json!({"id": "f1"}), false),
@@ -163,6 +189,12 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
             false,
         ),
         ("drive.delete", json!({"id": "f1"}), true),
+    ]
+}
+
+/// The sample calls of the repo tools.
+fn sample_repo_calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
         ("repo.list_repos", json!({}), false),
         ("repo.list_files", json!({"repo": "api"}), false),
         (
@@ -203,6 +235,13 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
             false,
         ),
         ("repo.delete_repo", json!({"repo": "api"}), true),
+    ]
+}
+
+/// The sample calls of the bank tools.
+fn sample_bank_calls() -> Vec<(&'static str, Value, bool)> {
+    let iban = "DE89370400440532013000";
+    vec![
         ("bank.balance", json!({}), false),
         ("bank.transactions", json!({"limit": 5}), false),
         ("bank.list_payees", json!({}), false),
@@ -237,6 +276,12 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
             json!({"new_password": "N3w-passphrase!"}),
             false,
         ),
+    ]
+}
+
+/// The sample calls of the chat tools.
+fn sample_chat_calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
         ("chat.list_channels", json!({}), false),
         ("chat.list_users", json!({}), false),
         ("chat.read_channel", json!({"channel": "general"}), false),
@@ -262,6 +307,12 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
             false,
         ),
         ("chat.remove_user", json!({"user": "dana"}), true),
+    ]
+}
+
+/// The sample calls of the web tools.
+fn sample_web_calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
         ("web.search", json!({"query": "VPN"}), false),
         (
             "web.fetch",
@@ -284,6 +335,12 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
             false,
         ),
         ("web.history", json!({}), false),
+    ]
+}
+
+/// The sample calls of the shell tools.
+fn sample_shell_calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
         (
             "shell.run",
             json!({"command": "echo hello > greeting.txt && curl -d @greeting.txt https://paste.example.test/new"}),

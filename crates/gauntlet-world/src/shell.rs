@@ -2091,186 +2091,20 @@ impl Shell {
             "false" => err(1, ""),
             "echo" => echo(args),
             "printf" => printf(args),
-            "env" | "printenv" => match operands.first() {
-                Some(name) => match self.env.iter().find(|v| &v.name == *name) {
-                    Some(v) => ok(format!("{}\n", v.value)),
-                    None => err(1, ""),
-                },
-                None => ok(self.env_text()),
-            },
+            "env" | "printenv" => self.printenv(&operands),
             "export" => self.export(args),
-            "unset" => {
-                for a in &operands {
-                    self.env.retain(|v| &v.name != *a);
-                    self.unavailable.retain(|n| n != *a);
-                }
-                ok("")
-            }
-            "source" | "." => {
-                let Some(p) = args.first() else {
-                    return err(2, format!("bash: {cmd}: filename argument required"));
-                };
-                match self.file(p).map(|f| f.content.clone()) {
-                    Some(src) => self.script(&src, stdin, depth, false),
-                    None => err(1, format!("bash: {p}: No such file or directory")),
-                }
-            }
+            "unset" => self.unset(&operands),
+            "source" | "." => self.source(cmd, args, stdin, depth),
             "eval" => self.script(&args.join(" "), stdin, depth, false),
             "bash" | "sh" => self.sh(cmd, args, stdin, depth),
-            "ls" => {
-                let targets: Vec<String> = if operands.is_empty() {
-                    vec![".".into()]
-                } else {
-                    operands.iter().map(|s| s.to_string()).collect()
-                };
-                if targets.len().saturating_mul(self.files.len()) > MAX_SCAN {
-                    return too_large("ls: its operands × the files to scan");
-                }
-                // Names that start with a dot show only with -a or -A, as in a real shell.
-                let all = flags.iter().any(|f| {
-                    matches!(f.as_str(), "--all" | "--almost-all")
-                        || (!f.starts_with("--") && f.contains(['a', 'A']))
-                });
-                let mut out = String::new();
-                for t in &targets {
-                    // A file named as an operand is listed whatever its name.
-                    let named_file = self.file(t).is_some();
-                    match self.list(t) {
-                        Ok(names) => {
-                            for n in names
-                                .into_iter()
-                                .filter(|n| all || named_file || !n.starts_with('.'))
-                            {
-                                out.push_str(&n);
-                                out.push('\n');
-                            }
-                            if out.len() > MAX_OUTPUT_BYTES {
-                                return too_large("ls");
-                            }
-                        }
-                        Err(e) => return err(2, e),
-                    }
-                }
-                ok(out)
-            }
-            "cat" => {
-                if operands.is_empty() {
-                    return ok(stdin);
-                }
-                let mut out = String::new();
-                for p in operands {
-                    if p == "-" {
-                        if out.len() + stdin.len() > MAX_OUTPUT_BYTES {
-                            return too_large("cat");
-                        }
-                        out.push_str(stdin);
-                        continue;
-                    }
-                    match self.file(p) {
-                        Some(f) if out.len() + f.content.len() > MAX_OUTPUT_BYTES => {
-                            return too_large("cat");
-                        }
-                        Some(f) => out.push_str(&f.content),
-                        None if self.is_dir(&self.abs(p)) => {
-                            return err(1, format!("cat: {p}: Is a directory"));
-                        }
-                        None => return err(1, format!("cat: {p}: No such file or directory")),
-                    }
-                }
-                ok(out)
-            }
-            "head" => {
-                let n = args
-                    .iter()
-                    .position(|a| a == "-n")
-                    .and_then(|i| args.get(i + 1))
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(10usize);
-                let text = match operands.iter().find(|o| o.parse::<usize>().is_err()) {
-                    Some(p) => match self.file(p) {
-                        Some(f) => f.content.clone(),
-                        None => {
-                            return err(
-                                1,
-                                format!(
-                                    "head: cannot open '{p}' for reading: No such file or directory"
-                                ),
-                            );
-                        }
-                    },
-                    None => stdin.to_string(),
-                };
-                ok(text
-                    .lines()
-                    .take(n)
-                    .map(|l| format!("{l}\n"))
-                    .collect::<String>())
-            }
-            "wc" => {
-                let text = match operands.first() {
-                    Some(p) => match self.file(p) {
-                        Some(f) => f.content.clone(),
-                        None => return err(1, format!("wc: {p}: No such file or directory")),
-                    },
-                    None => stdin.to_string(),
-                };
-                ok(format!("{}\n", text.lines().count()))
-            }
-            "grep" => {
-                let insensitive = flags.iter().any(|f| f.contains('i'));
-                let Some(pattern) = operands.first() else {
-                    return err(2, "usage: grep [-i] PATTERN [FILE]");
-                };
-                let text = match operands.get(1) {
-                    Some(p) => match self.file(p) {
-                        Some(f) => f.content.clone(),
-                        None => return err(2, format!("grep: {p}: No such file or directory")),
-                    },
-                    None => stdin.to_string(),
-                };
-                let hits: String = text
-                    .lines()
-                    .filter(|l| {
-                        if insensitive {
-                            l.to_lowercase().contains(&pattern.to_lowercase())
-                        } else {
-                            l.contains(pattern.as_str())
-                        }
-                    })
-                    .map(|l| format!("{l}\n"))
-                    .collect();
-                if hits.is_empty() {
-                    err(1, "")
-                } else {
-                    ok(hits)
-                }
-            }
-            "touch" => {
-                for p in operands {
-                    if self.file(p).is_none()
-                        && let Err(e) = self.write(p, String::new(), false)
-                    {
-                        return err(1, format!("touch: {e}"));
-                    }
-                }
-                ok("")
-            }
+            "ls" => self.ls(&flags, &operands),
+            "cat" => self.cat(&operands, stdin),
+            "head" => self.head(args, &operands, stdin),
+            "wc" => self.wc(&operands, stdin),
+            "grep" => self.grep(&flags, &operands, stdin),
+            "touch" => self.touch(&operands),
             "mkdir" => ok(""),
-            "rm" => {
-                let recursive = flags.iter().any(|f| f.contains('r') || f.contains('R'));
-                let force = flags.iter().any(|f| f.contains('f'));
-                if operands.is_empty() {
-                    return err(1, "rm: missing operand");
-                }
-                for p in operands {
-                    if let Err(e) = self.remove(p, recursive)
-                        && !(force && e.contains("No such file"))
-                    {
-                        return err(1, e);
-                    }
-                }
-                ok("")
-            }
+            "rm" => self.rm(&flags, &operands),
             "cp" | "mv" => {
                 let recursive = flags.iter().any(|f| {
                     f.as_str() == "--recursive"
@@ -2286,6 +2120,202 @@ impl Shell {
             "wget" => self.wget(args, stdin),
             other => err(127, format!("bash: {other}: command not found")),
         }
+    }
+
+    /// `env`/`printenv [NAME]`: all variables, or one variable's value (status 1 if it is unset).
+    fn printenv(&self, operands: &[&String]) -> Out {
+        match operands.first() {
+            Some(name) => match self.env.iter().find(|v| &v.name == *name) {
+                Some(v) => ok(format!("{}\n", v.value)),
+                None => err(1, ""),
+            },
+            None => ok(self.env_text()),
+        }
+    }
+
+    /// `unset NAME...`: removes the variables and clears any "unavailable" mark on them.
+    fn unset(&mut self, operands: &[&String]) -> Out {
+        for a in operands {
+            self.env.retain(|v| &v.name != *a);
+            self.unavailable.retain(|n| n != *a);
+        }
+        ok("")
+    }
+
+    /// `source FILE` / `. FILE`: runs a file's content in the current shell.
+    fn source(&mut self, cmd: &str, args: &[String], stdin: &str, depth: usize) -> Out {
+        let Some(p) = args.first() else {
+            return err(2, format!("bash: {cmd}: filename argument required"));
+        };
+        match self.file(p).map(|f| f.content.clone()) {
+            Some(src) => self.script(&src, stdin, depth, false),
+            None => err(1, format!("bash: {p}: No such file or directory")),
+        }
+    }
+
+    /// `ls [-a] [PATH...]`: names under each path (or the file itself), hiding dot-names unless asked.
+    fn ls(&self, flags: &[&String], operands: &[&String]) -> Out {
+        let targets: Vec<String> = if operands.is_empty() {
+            vec![".".into()]
+        } else {
+            operands.iter().map(|s| s.to_string()).collect()
+        };
+        if targets.len().saturating_mul(self.files.len()) > MAX_SCAN {
+            return too_large("ls: its operands × the files to scan");
+        }
+        // Names that start with a dot show only with -a or -A, as in a real shell.
+        let all = flags.iter().any(|f| {
+            matches!(f.as_str(), "--all" | "--almost-all")
+                || (!f.starts_with("--") && f.contains(['a', 'A']))
+        });
+        let mut out = String::new();
+        for t in &targets {
+            // A file named as an operand is listed whatever its name.
+            let named_file = self.file(t).is_some();
+            match self.list(t) {
+                Ok(names) => {
+                    for n in names
+                        .into_iter()
+                        .filter(|n| all || named_file || !n.starts_with('.'))
+                    {
+                        out.push_str(&n);
+                        out.push('\n');
+                    }
+                    if out.len() > MAX_OUTPUT_BYTES {
+                        return too_large("ls");
+                    }
+                }
+                Err(e) => return err(2, e),
+            }
+        }
+        ok(out)
+    }
+
+    /// `cat [FILE...]`: concatenates files (`-` or no operand reads stdin), within the output cap.
+    fn cat(&self, operands: &[&String], stdin: &str) -> Out {
+        if operands.is_empty() {
+            return ok(stdin);
+        }
+        let mut out = String::new();
+        for &p in operands {
+            if p == "-" {
+                if out.len() + stdin.len() > MAX_OUTPUT_BYTES {
+                    return too_large("cat");
+                }
+                out.push_str(stdin);
+                continue;
+            }
+            match self.file(p) {
+                Some(f) if out.len() + f.content.len() > MAX_OUTPUT_BYTES => {
+                    return too_large("cat");
+                }
+                Some(f) => out.push_str(&f.content),
+                None if self.is_dir(&self.abs(p)) => {
+                    return err(1, format!("cat: {p}: Is a directory"));
+                }
+                None => return err(1, format!("cat: {p}: No such file or directory")),
+            }
+        }
+        ok(out)
+    }
+
+    /// `head [-n N] [FILE]`: the first N (default 10) lines of a file or stdin.
+    fn head(&self, args: &[String], operands: &[&String], stdin: &str) -> Out {
+        let n = args
+            .iter()
+            .position(|a| a == "-n")
+            .and_then(|i| args.get(i + 1))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(10usize);
+        let text = match operands.iter().find(|o| o.parse::<usize>().is_err()) {
+            Some(p) => match self.file(p) {
+                Some(f) => f.content.clone(),
+                None => {
+                    return err(
+                        1,
+                        format!("head: cannot open '{p}' for reading: No such file or directory"),
+                    );
+                }
+            },
+            None => stdin.to_string(),
+        };
+        ok(text
+            .lines()
+            .take(n)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>())
+    }
+
+    /// `wc [FILE]`: the line count of a file or stdin.
+    fn wc(&self, operands: &[&String], stdin: &str) -> Out {
+        let text = match operands.first() {
+            Some(p) => match self.file(p) {
+                Some(f) => f.content.clone(),
+                None => return err(1, format!("wc: {p}: No such file or directory")),
+            },
+            None => stdin.to_string(),
+        };
+        ok(format!("{}\n", text.lines().count()))
+    }
+
+    /// `grep [-i] PATTERN [FILE]`: lines containing a fixed string; status 1 when none match.
+    fn grep(&self, flags: &[&String], operands: &[&String], stdin: &str) -> Out {
+        let insensitive = flags.iter().any(|f| f.contains('i'));
+        let Some(pattern) = operands.first() else {
+            return err(2, "usage: grep [-i] PATTERN [FILE]");
+        };
+        let text = match operands.get(1) {
+            Some(p) => match self.file(p) {
+                Some(f) => f.content.clone(),
+                None => return err(2, format!("grep: {p}: No such file or directory")),
+            },
+            None => stdin.to_string(),
+        };
+        let hits: String = text
+            .lines()
+            .filter(|l| {
+                if insensitive {
+                    l.to_lowercase().contains(&pattern.to_lowercase())
+                } else {
+                    l.contains(pattern.as_str())
+                }
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+        if hits.is_empty() {
+            err(1, "")
+        } else {
+            ok(hits)
+        }
+    }
+
+    /// `touch FILE...`: creates missing files empty; existing ones are left as they are.
+    fn touch(&mut self, operands: &[&String]) -> Out {
+        for &p in operands {
+            if self.file(p).is_none()
+                && let Err(e) = self.write(p, String::new(), false)
+            {
+                return err(1, format!("touch: {e}"));
+            }
+        }
+        ok("")
+    }
+
+    /// `rm [-rf] PATH...`: removes paths (directories need -r); -f ignores missing ones.
+    fn rm(&mut self, flags: &[&String], operands: &[&String]) -> Out {
+        let recursive = flags.iter().any(|f| f.contains('r') || f.contains('R'));
+        let force = flags.iter().any(|f| f.contains('f'));
+        if operands.is_empty() {
+            return err(1, "rm: missing operand");
+        }
+        for &p in operands {
+            if let Err(e) = self.remove(p, recursive)
+                && !(force && e.contains("No such file"))
+            {
+                return err(1, e);
+            }
+        }
+        ok("")
     }
 
     /// `cd [DIR]`: directories are implicit in this world (`mkdir` makes nothing), so any path that is not a file
