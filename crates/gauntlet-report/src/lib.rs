@@ -1,5 +1,6 @@
 //! Renderers for run results, live or from the store: terminal tables, the streamed JSON document, HTML,
-//! JUnit XML and Markdown, errored results grouped by cause, and the `--fail-on` gates.
+//! JUnit XML and Markdown, errored results grouped by cause, and the `--fail-on` gates; a stored run of any kind
+//! in any of those formats ([`stored`]).
 
 pub mod causes;
 pub mod file;
@@ -9,6 +10,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod progress;
+pub mod stored;
 pub mod table;
 pub mod unfinished;
 

@@ -1,6 +1,8 @@
 //! `gauntlet gateway serve|proxy`: the tool gateway over MCP.
 
-use crate::{StoreArgs, load_valid, open_store};
+use crate::exit::ExitStatus;
+use crate::flags::{StoreArgs, open_store};
+use crate::job::load_valid;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use gauntlet_cases::PreparedCase;
@@ -12,7 +14,7 @@ use std::sync::Arc;
 
 /// `gauntlet gateway …`
 #[derive(Subcommand)]
-pub enum GatewayCommand {
+pub(crate) enum GatewayCommand {
     /// Serve a case's sandbox (its world's tools behind the gateway) to any MCP client, over stdio or HTTP.
     Serve(ServeArgs),
     /// Sit in front of a real MCP server: record, inject and enforce on its tools.
@@ -21,11 +23,11 @@ pub enum GatewayCommand {
 
 /// How an MCP front listens.
 #[derive(Args, Clone)]
-pub struct ListenArgs {
+pub(crate) struct ListenArgs {
     /// Serve over streamable HTTP on this address (`127.0.0.1:8765`; the endpoint is `/mcp`) instead of stdio.
     /// Any address but loopback needs --token.
     #[arg(long, value_name = "ADDR")]
-    http: Option<SocketAddr>,
+    pub(crate) http: Option<SocketAddr>,
     /// Bearer token HTTP clients must send (`Authorization: Bearer TOKEN`).
     #[arg(
         long,
@@ -33,81 +35,81 @@ pub struct ListenArgs {
         value_name = "TOKEN",
         hide_env_values = true
     )]
-    token: Option<String>,
+    pub(crate) token: Option<String>,
     /// Largest HTTP request body accepted, in bytes.
     #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
-    max_body: usize,
+    pub(crate) max_body: usize,
     /// HTTP requests accepted per second (beyond: 429).
     #[arg(long, default_value_t = 1000, value_name = "N")]
-    rate: u32,
+    pub(crate) rate: u32,
     /// Append every gateway event (raw and observed result, decision, injection) to this file as JSON lines.
     #[arg(long, value_name = "FILE")]
-    log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
 }
 
 /// `gauntlet gateway serve`
 #[derive(Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// The case whose world to serve.
     #[arg(long, value_name = "ID")]
-    case: String,
+    pub(crate) case: String,
     /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite).
     #[arg(long = "suite", value_name = "PATH")]
-    suites: Vec<PathBuf>,
+    pub(crate) suites: Vec<PathBuf>,
     /// The setting: `benign` and `direct` serve the world as it is; `indirect` and `multi` apply the case's
     /// injection rules to tool results.
     #[arg(long, default_value = "benign")]
-    setting: String,
+    pub(crate) setting: String,
     /// The defense in the gateway (as for `gauntlet run`; a model-based one reads the case's task).
     #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
-    defense: String,
+    pub(crate) defense: String,
     /// Config file (YAML: providers, pool limits) for a model-based defense.
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     #[command(flatten)]
-    listen: ListenArgs,
+    pub(crate) listen: ListenArgs,
     /// When the session ends it is recorded as a one-episode run (`gauntlet report RUN_ID`).
     #[command(flatten)]
-    store: StoreArgs,
+    pub(crate) store: StoreArgs,
 }
 
 /// `gauntlet gateway proxy`
 #[derive(Args)]
-pub struct ProxyArgs {
+pub(crate) struct ProxyArgs {
     /// The upstream MCP server as a command line, started as a child process speaking stdio
     /// (`'python3 server.py --flag'`).
     #[arg(long, value_name = "CMD ARGS", conflicts_with = "upstream_url")]
-    upstream: Option<String>,
+    pub(crate) upstream: Option<String>,
     /// The upstream MCP server's streamable HTTP endpoint.
     #[arg(long, value_name = "URL")]
-    upstream_url: Option<String>,
+    pub(crate) upstream_url: Option<String>,
     /// A header sent with every request to `--upstream-url`, as `'Name: value'` (repeatable). `${VAR}` in the
     /// value is replaced by the environment variable, so a credential need not appear on the command line:
     /// `--upstream-header 'Authorization: Bearer ${UPSTREAM_TOKEN}'`.
     #[arg(long, value_name = "NAME: VALUE")]
-    upstream_header: Vec<String>,
+    pub(crate) upstream_header: Vec<String>,
     /// Longest wait, in seconds, for an HTTP upstream to answer one call.
     #[arg(long, value_name = "SECS", default_value_t = 120.0)]
-    upstream_timeout: f64,
+    pub(crate) upstream_timeout: f64,
     /// The defense deciding each call before it is forwarded (as for `gauntlet run`).
     #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
-    defense: String,
+    pub(crate) defense: String,
     /// The user's task, for defenses that read it (`alignment-check:MODEL`, `tool-filter:MODEL`, a policy's
     /// `task.prompt`): a proxy otherwise knows no task.
     #[arg(long, value_name = "TEXT", default_value = "")]
-    task: String,
+    pub(crate) task: String,
     /// Config file (YAML: providers, pool limits) for a model-based defense.
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Injection rules applied to upstream results (YAML: a list of `{tool, when?, mode, text, field?, uses?}`,
     /// as in a case's `attack.inject`).
     #[arg(long, value_name = "FILE")]
-    inject: Option<PathBuf>,
+    pub(crate) inject: Option<PathBuf>,
     #[command(flatten)]
-    listen: ListenArgs,
+    pub(crate) listen: ListenArgs,
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     // One thread: a call hops between several tasks (transport, session, handler, upstream client), and
     // hops on one thread cost no cross-thread wake-ups; the gateway mediates one call at a time anyway.
     tokio::runtime::Builder::new_current_thread()
@@ -116,7 +118,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-fn log_writer(path: &Option<PathBuf>) -> Result<Option<Box<dyn std::io::Write + Send>>> {
+pub(crate) fn log_writer(path: &Option<PathBuf>) -> Result<Option<Box<dyn std::io::Write + Send>>> {
     Ok(match path {
         Some(p) => Some(Box::new(std::io::BufWriter::new(
             std::fs::OpenOptions::new()
@@ -129,7 +131,7 @@ fn log_writer(path: &Option<PathBuf>) -> Result<Option<Box<dyn std::io::Write + 
     })
 }
 
-fn http_options(l: &ListenArgs, addr: SocketAddr) -> gauntlet_mcp::HttpOptions {
+pub(crate) fn http_options(l: &ListenArgs, addr: SocketAddr) -> gauntlet_mcp::HttpOptions {
     gauntlet_mcp::HttpOptions {
         bind: addr,
         token: l.token.clone().filter(|t| !t.is_empty()),
@@ -140,7 +142,7 @@ fn http_options(l: &ListenArgs, addr: SocketAddr) -> gauntlet_mcp::HttpOptions {
 }
 
 /// Serves `backend` as `listen` says, until stdin closes (stdio) or the process is interrupted (HTTP).
-fn serve<B: gauntlet_mcp::Backend>(
+pub(crate) fn serve<B: gauntlet_mcp::Backend>(
     rt: &tokio::runtime::Runtime,
     backend: Arc<B>,
     name: &str,
@@ -169,14 +171,14 @@ fn serve<B: gauntlet_mcp::Backend>(
 }
 
 /// `gauntlet gateway …`
-pub fn cmd_gateway(c: GatewayCommand) -> Result<ExitCode> {
+pub(crate) fn cmd_gateway(c: GatewayCommand) -> Result<ExitCode> {
     match c {
         GatewayCommand::Serve(a) => cmd_serve(a),
         GatewayCommand::Proxy(a) => cmd_proxy(a),
     }
 }
 
-fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
+pub(crate) fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
     let setting: Setting = a
         .setting
         .parse()
@@ -287,14 +289,18 @@ fn cmd_serve(a: ServeArgs) -> Result<ExitCode> {
         );
         models.save_ledger(&st, &id)?;
     }
-    crate::report_models(&models);
+    crate::flags::report_models(&models);
     // An errored session is not a pass, whatever its partial verdict.
-    Ok(ExitCode::from(u8::from(errored)))
+    Ok(if errored {
+        ExitStatus::Errored.into()
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Parses `'Name: value'`, replacing each `${VAR}` in the value by `env(VAR)`. Errors name the header and the
 /// variable, never the value (it is usually a credential).
-fn upstream_header(
+pub(crate) fn upstream_header(
     spec: &str,
     env: impl Fn(&str) -> Option<String>,
 ) -> std::result::Result<(String, String), String> {
@@ -332,7 +338,7 @@ fn upstream_header(
     Ok((name.to_string(), out))
 }
 
-fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
+pub(crate) fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     // The arguments first: a defense may start a process or load a model.
     if !(a.upstream_timeout.is_finite() && a.upstream_timeout > 0.0) {
         anyhow::bail!("--upstream-timeout: must be a positive number of seconds");
@@ -398,7 +404,7 @@ fn cmd_proxy(a: ProxyArgs) -> Result<ExitCode> {
     );
     serve(&rt, backend.clone(), "gauntlet-proxy", false, &a.listen)?;
     eprintln!("gauntlet gateway proxy: {}", backend.counts());
-    crate::report_models(&models);
+    crate::flags::report_models(&models);
     rt.block_on(backend.close());
     Ok(ExitCode::SUCCESS)
 }

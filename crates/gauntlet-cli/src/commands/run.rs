@@ -1,0 +1,484 @@
+//! `gauntlet run`: safety-case episodes over case × setting × target × repetition.
+
+use crate::exit::{CauseSink, errored_exit, gate_exit, parse_gates, stopped_early};
+use crate::flags::{
+    ModelFlags, Selection, StoreArgs, default_judge_tokens, open_store, report_models,
+};
+use crate::interrupt;
+use crate::job::{json_document, load_valid, resumed_run};
+use crate::progress;
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use gauntlet_cases::{PreparedCase, RunConfig, run};
+use gauntlet_core::Setting;
+use gauntlet_setup::{Models, config};
+use gauntlet_store::RunKind;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RunArgs {
+    /// Case files or directories, `builtin` or `builtin:SERVICE` (default: the built-in suite).
+    #[arg(long = "suite", value_name = "PATH")]
+    pub(crate) suites: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub(crate) select: Selection,
+    /// Settings to run, comma-separated: benign, direct, indirect, multi.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "benign,direct,indirect,multi"
+    )]
+    pub(crate) settings: Vec<String>,
+    /// Targets (repeatable): a reference agent (reference, compliant, refuser, cautious), a model
+    /// (`provider/model`, e.g. openai/gpt-4.1-mini), an HTTP app (`http://…`), or an agent process whose tools
+    /// come over MCP (`cmd:COMMAND`, see docs/targets.md). Default: the four reference agents.
+    #[arg(long = "agent", value_name = "TARGET")]
+    pub(crate) agents: Vec<String>,
+    /// Configuration file (YAML): providers, target settings, pool limits.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub(crate) models: ModelFlags,
+    /// The defense in the gateway: allow-all, deny-all, tool-allowlist, exact-args, policy:FILE or
+    /// external:COMMAND (see docs/defenses.md).
+    #[arg(long, default_value = "allow-all", value_name = "DEFENSE")]
+    pub(crate) defense: String,
+    /// The attacker on the user channel: `scripted` (the deterministic escalation ladder) or a model
+    /// (`provider/model`) that adapts each turn on top of the ladder.
+    #[arg(long, default_value = "scripted", value_name = "CONTROLLER")]
+    pub(crate) controller: String,
+    /// A judge model (`provider/model`) that decides, with each case's rubric, the episodes its checks leave to a
+    /// judge (harmful content such as harassment or defamation). Without it they stay undetermined, counted
+    /// apart.
+    #[arg(long, value_name = "MODEL")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) judge: Option<String>,
+    /// The longest reply the judge may write, in tokens.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    #[serde(default = "default_judge_tokens")]
+    pub(crate) judge_max_tokens: u32,
+    /// Model steps per user turn of an LLM agent.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) max_steps: u32,
+    /// Repetitions of each (case, setting, target).
+    #[arg(long, default_value_t = 1)]
+    pub(crate) repeat: u32,
+    /// Episodes run at once (default: the number of cores).
+    #[arg(long)]
+    pub(crate) concurrency: Option<usize>,
+    /// Seed for the controllers' choices.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Turn budget per episode.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) max_turns: u32,
+    /// Run only shard I of N (0 ≤ I < N: the episodes whose place in the whole plan is I modulo N), for a run
+    /// spread over machines; `gauntlet runs merge` joins the shards' stores into the whole run.
+    #[arg(long, value_name = "I/N")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) shard: Option<String>,
+    /// Write every episode (trace, gateway log, verdict, evidence) and the aggregates to this JSON file (`-`:
+    /// standard output; the tables then go to standard error).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<PathBuf>,
+    /// Only print the tables (no progress).
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    #[command(flatten)]
+    #[serde(skip)]
+    pub(crate) store: StoreArgs,
+    /// Continue an interrupted run (from the store; `latest` or a unique start of its id will do) with its own
+    /// arguments: finished episodes are kept, the rest are run. Only --store, --json, --quiet, --concurrency,
+    /// --ignore-errors and --fail-on apply alongside it.
+    #[arg(long, value_name = "RUN_ID")]
+    #[serde(skip)]
+    pub(crate) resume: Option<String>,
+    /// Exit 3 when a condition holds for any target, e.g. 'asr > 0.10', 'utility < 0.9' (repeatable; metrics:
+    /// asr, asr.SETTING, utility, utility.SETTING, errored, errored_rate, undetermined (share of episodes),
+    /// undetermined_count).
+    #[arg(long = "fail-on", value_name = "EXPR")]
+    #[serde(skip)]
+    pub(crate) fail_on: Vec<String>,
+    /// Exit 0 even when episodes errored (they are always kept, counted and excluded from rates); without it, a
+    /// run with an errored episode exits 1.
+    #[arg(long)]
+    #[serde(default)]
+    pub(crate) ignore_errors: bool,
+    /// Do not check before the job starts that every model endpoint and app it will call can be reached.
+    #[arg(long)]
+    #[serde(skip)]
+    pub(crate) no_preflight: bool,
+}
+
+/// The run's settings, after checking the numeric flags.
+pub(crate) fn checked_run_args(a: &RunArgs) -> Result<Vec<Setting>> {
+    let mut settings = Vec::new();
+    for s in &a.settings {
+        let s: Setting = s
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("--settings: {e}"))?;
+        if !settings.contains(&s) {
+            settings.push(s);
+        }
+    }
+    if a.repeat == 0 {
+        bail!("--repeat: must be at least 1");
+    }
+    if a.max_turns == 0 {
+        bail!("--max-turns: must be at least 1");
+    }
+    if a.concurrency == Some(0) {
+        bail!("--concurrency: must be at least 1");
+    }
+    Ok(settings)
+}
+
+/// The run's model controller (`None` for the scripted ladder) and case judge, from `--controller` and `--judge`.
+pub(crate) fn run_models(
+    a: &RunArgs,
+    models: &Models,
+) -> Result<(
+    Option<gauntlet_attacks::Attacker>,
+    Option<gauntlet_judge::rubric::CaseJudge>,
+)> {
+    let attacker = if a.controller == "scripted" {
+        None
+    } else {
+        if !a.controller.contains('/') {
+            bail!(
+                "--controller: `{}` is neither `scripted` nor a model (provider/model, e.g. anthropic/claude-sonnet-4-5)",
+                a.controller
+            );
+        }
+        let pool = models.pool("attacker", &a.controller, "--controller")?;
+        Some(gauntlet_attacks::Attacker {
+            model: pool,
+            runtime: models.handle()?,
+            tools: std::sync::Arc::new(
+                gauntlet_world::tool_specs()
+                    .iter()
+                    .map(gauntlet_world::signature)
+                    .collect(),
+            ),
+        })
+    };
+    let judge = match &a.judge {
+        None => None,
+        Some(m) => {
+            if !m.contains('/') {
+                bail!("--judge: `{m}` is not a model (provider/model, e.g. openai/gpt-4.1-mini)");
+            }
+            Some(gauntlet_judge::rubric::CaseJudge {
+                model: models.pool("judge", m, "--judge")?,
+                runtime: models.handle()?,
+                max_tokens: a.judge_max_tokens,
+            })
+        }
+    };
+    Ok((attacker, judge))
+}
+
+/// Where the run's episodes go: a new run in the store, or the resumed run, reopened, with the episodes it
+/// already has. `(None, [])` without a store.
+pub(crate) fn record_run(
+    store: Option<&gauntlet_store::Store>,
+    resumed: Option<&gauntlet_store::RunInfo>,
+    a: &RunArgs,
+    header: &gauntlet_report::json::RunHeader,
+    total: usize,
+) -> Result<(Option<String>, Vec<bool>)> {
+    let Some(st) = store else {
+        return Ok((None, Vec::new()));
+    };
+    let (args, header) = (serde_json::to_value(a)?, serde_json::to_value(header)?);
+    let plan = gauntlet_store::Plan::new(RunKind::Run, &args, &header, total);
+    let rec = st.record(&plan, resumed)?;
+    if resumed.is_some() && !a.quiet {
+        eprintln!(
+            "resuming run {}: {} of {total} episodes already done",
+            rec.id,
+            rec.done_count()
+        );
+    }
+    Ok((Some(rec.id), rec.done))
+}
+
+/// Ends a recorded run (nothing without a store): its models' ledgers saved, then complete with `summary`, or
+/// failed when there is none; a Ctrl-C after this no longer marks it interrupted. A failed run's ledger is saved
+/// on a best-effort basis: the run's own error is what the user must see.
+pub(crate) fn finish_recorded(
+    store: Option<&gauntlet_store::Store>,
+    run_id: Option<&str>,
+    models: &Models,
+    summary: Option<&serde_json::Value>,
+) -> Result<()> {
+    let (Some(st), Some(id)) = (store, run_id) else {
+        return Ok(());
+    };
+    interrupt::finished();
+    match summary {
+        Some(summary) => {
+            models.save_ledger(st, id)?;
+            st.finish_run(id, gauntlet_store::RunStatus::Complete, Some(summary))?;
+        }
+        None => {
+            let _ = models.save_ledger(st, id);
+            st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
+        }
+    }
+    Ok(())
+}
+
+/// With `--resume ID`: the stored arguments of run ID replace `a`'s, but for the flags that do not change what is
+/// run (output, concurrency, store, gates). Returns the run to resume.
+pub(crate) fn resume_run_args(
+    a: &mut RunArgs,
+    store: Option<&gauntlet_store::Store>,
+) -> Result<Option<gauntlet_store::RunInfo>> {
+    let Some(id) = a.resume.take() else {
+        return Ok(None);
+    };
+    let (mut stored, info): (RunArgs, _) = resumed_run(store, &id, RunKind::Run)?;
+    stored.json = a.json.take();
+    stored.quiet = a.quiet;
+    stored.ignore_errors = a.ignore_errors;
+    stored.no_preflight = a.no_preflight;
+    stored.concurrency = a.concurrency.or(stored.concurrency);
+    stored.store = a.store.clone();
+    stored.fail_on = std::mem::take(&mut a.fail_on);
+    *a = stored;
+    Ok(Some(info))
+}
+
+/// The run's plan: settings, repetitions, concurrency, seed, turns and shard. `gated`: `--fail-on` was given,
+/// which a shard cannot honour.
+pub(crate) fn run_config(
+    a: &RunArgs,
+    settings: Vec<Setting>,
+    concurrency: usize,
+    gated: bool,
+) -> Result<RunConfig> {
+    if a.shard.is_some() && gated {
+        bail!(
+            "--fail-on: a shard's figures cover only its part of the run; gate the merged run instead (gauntlet report RUN_ID --fail-on …)"
+        );
+    }
+    let shard = a
+        .shard
+        .as_deref()
+        .map(gauntlet_cases::run::Shard::parse)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--shard: {e}"))?;
+    Ok(RunConfig {
+        settings,
+        repeat: a.repeat,
+        concurrency,
+        seed: a.seed,
+        max_turns: a.max_turns,
+        shard,
+    })
+}
+
+/// The lines on stderr after a run's tables: model spend, time per episode, and where the results went.
+pub(crate) fn tell_run_end(
+    a: &RunArgs,
+    models: &Models,
+    summary: &gauntlet_cases::Summary,
+    elapsed: std::time::Duration,
+    concurrency: usize,
+    run_id: Option<&str>,
+) {
+    report_models(models);
+    let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
+    eprintln!(
+        "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
+        summary.episodes,
+        elapsed.as_secs_f64(),
+        per,
+        concurrency
+    );
+    if let Some(p) = &a.json {
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(id) = run_id {
+        eprintln!(
+            "run {id} recorded in {} (gauntlet report {id}{} --format html|md|junit|json|jsonl)",
+            a.store.path.display(),
+            gauntlet_store::store_flag(&a.store.path)
+        );
+    }
+}
+
+/// An episode an earlier attempt of a resumed run stored.
+pub(crate) fn stored_episode(
+    store: Option<&gauntlet_store::Store>,
+    run_id: Option<&str>,
+    i: usize,
+) -> std::io::Result<gauntlet_cases::EpisodeRecord> {
+    let (Some(st), Some(id)) = (store, run_id) else {
+        return Err(std::io::Error::other("no store"));
+    };
+    st.episode(id, i)
+        .map_err(std::io::Error::other)?
+        .ok_or_else(|| std::io::Error::other(format!("episode {i} is not in the store")))
+}
+
+pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
+    interrupt::install();
+    let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
+    let store = open_store(&a.store)?;
+    let resumed = resume_run_args(&mut a, store.as_ref())?;
+    let settings = checked_run_args(&a)?;
+    let names: Vec<String> = if a.agents.is_empty() {
+        gauntlet_agents::BUILTIN_TARGETS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        a.agents.clone()
+    };
+    let cfg = config::Config::load_opt(a.config.as_deref())?;
+    let mut models = run_models_of(&cfg, &a)?;
+    if let (Some(st), Some(info)) = (&store, &resumed) {
+        models.carry(st, &info.id)?;
+    }
+    let targets = names
+        .iter()
+        .map(|n| models.target(n, &cfg, a.max_steps, "--agent"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (attacker, judge) = run_models(&a, &models)?;
+    let chosen = a.select.choose(load_valid(&a.suites)?.cases, a.seed)?;
+    let cases: Vec<PreparedCase> = chosen.into_iter().map(PreparedCase::new).collect();
+    // Model targets spend their time waiting on the network: run more episodes at once by default.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let concurrency = a
+        .concurrency
+        .unwrap_or(if models.any() { 16.max(cores) } else { cores });
+    let config = run_config(&a, settings, concurrency, !gates.is_empty())?;
+    let defense = models.defense(&a.defense)?;
+    let defense = defense.as_ref();
+    models.preflight(a.no_preflight)?;
+    let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
+    let header = gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids);
+    let total = gauntlet_cases::run::plan_len(&cases, targets.len(), &config);
+    let (run_id, done) = record_run(store.as_ref(), resumed.as_ref(), &a, &header, total)?;
+    if let Some(id) = &run_id {
+        interrupt::recording(a.store.path.clone(), id.clone(), "run");
+    }
+    let started = Instant::now();
+    let ticker = progress::Ticker::start(total, "episodes", a.quiet);
+    let progress = |p: &gauntlet_cases::ProgressInfo| {
+        if let Some(t) = &ticker {
+            t.set(
+                gauntlet_report::progress::run_line(
+                    p,
+                    started.elapsed().as_secs_f64(),
+                    models.cost(),
+                    concurrency,
+                ),
+                p.done == p.total,
+            );
+        }
+    };
+    let mut json_sink = json_document(a.json.as_deref(), &header, "episodes")?;
+    let mut store_sink = match (&store, &run_id) {
+        (Some(st), Some(id)) => Some(
+            st.writer(id)
+                .with_ledger(models.ledger_source())
+                .skipping(&done),
+        ),
+        _ => None,
+    };
+    let mut load = |i: usize| stored_episode(store.as_ref(), run_id.as_deref(), i);
+    let resume = run_id.as_ref().map(|_| gauntlet_cases::run::Resume {
+        done: &done,
+        load: &mut load,
+    });
+    let mut causes = CauseSink(Default::default(), &models);
+    let result = {
+        let mut tee = gauntlet_cases::run::Tee(vec![&mut causes]);
+        if let Some(j) = json_sink.as_mut() {
+            tee.0.push(j);
+        }
+        if let Some(s) = store_sink.as_mut() {
+            tee.0.push(s);
+        }
+        run(
+            &cases,
+            &targets,
+            defense,
+            attacker.as_ref(),
+            judge.as_ref(),
+            &config,
+            &mut tee,
+            &progress,
+            resume,
+        )
+    };
+    // Before anything else can fail: what was written still parses, the episodes so far and why the run stopped.
+    if let Err(e) = &result
+        && let Some(j) = json_sink.take()
+    {
+        let _ = j.finish("stopped", &e.to_string());
+    }
+    if let Some(mut s) = store_sink {
+        s.commit()?;
+    }
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
+            if let Some(code) = stopped_early(&e, run_id.as_deref()) {
+                return Ok(code);
+            }
+            return Err(e).context(match &a.json {
+                Some(p) => format!("writing {}", p.display()),
+                None => "recording the run".into(),
+            });
+        }
+    };
+    if let (Some(j), Some(path)) = (json_sink, &a.json) {
+        j.finish("summary", &summary)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    finish_recorded(
+        store.as_ref(),
+        run_id.as_deref(),
+        &models,
+        Some(&serde_json::to_value(&summary)?),
+    )?;
+    let elapsed = started.elapsed();
+    gauntlet_report::print_run(
+        &mut gauntlet_report::tables_out(a.json.as_deref()),
+        &header,
+        &summary,
+    )?;
+    if !a.quiet {
+        tell_run_end(
+            &a,
+            &models,
+            &summary,
+            elapsed,
+            concurrency,
+            run_id.as_deref(),
+        );
+    }
+    let gated = gate_exit(&gates, &gauntlet_report::gate::run_metrics(&summary));
+    Ok(errored_exit(&causes.0, "episodes", a.ignore_errors).unwrap_or(gated))
+}
+
+/// The models of a run: a runtime if a target, the controller, the judge or the defense needs one.
+pub(crate) fn run_models_of(cfg: &config::Config, a: &RunArgs) -> Result<Models> {
+    let needs = a
+        .agents
+        .iter()
+        .any(|n| gauntlet_agents::builtin_target(n).is_none())
+        || a.controller != "scripted"
+        || a.judge.is_some()
+        || gauntlet_defense::is_model_defense(&a.defense);
+    a.models.build(cfg, needs)
+}

@@ -1,0 +1,76 @@
+//! What the jobs share around their run: the cases they load, the run they resume, the `--json` they stream.
+
+use crate::interrupt;
+use anyhow::{Context, Result, bail};
+use gauntlet_cases::{Loaded, Source};
+use gauntlet_store::RunKind;
+use std::path::PathBuf;
+
+pub(crate) fn source(paths: &[PathBuf]) -> Source {
+    if paths.is_empty() {
+        Source::Builtin
+    } else {
+        Source::Paths(paths.to_vec())
+    }
+}
+
+pub(crate) fn print_diagnostics(loaded: &Loaded) {
+    for d in &loaded.diagnostics {
+        eprintln!("{d}");
+    }
+}
+
+/// Loads a suite for running: any broken case stops the run (a broken case is not a finding).
+pub(crate) fn load_valid(paths: &[PathBuf]) -> Result<Loaded> {
+    let loaded = gauntlet_cases::load(&source(paths));
+    if !loaded.diagnostics.is_empty() {
+        print_diagnostics(&loaded);
+        bail!(
+            "{} problem(s) in the suite; fix them (see `gauntlet cases lint`) before running",
+            loaded.diagnostics.len()
+        );
+    }
+    if loaded.cases.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        bail!(
+            "--suite: no case files (*.yaml) found in {}",
+            shown.join(", ")
+        );
+    }
+    Ok(loaded)
+}
+
+/// The run `--resume ID` names, checked to be a run of `kind`, and the arguments it was started with.
+pub(crate) fn resumed_run<A: serde::de::DeserializeOwned>(
+    store: Option<&gauntlet_store::Store>,
+    id: &str,
+    kind: RunKind,
+) -> Result<(A, gauntlet_store::RunInfo)> {
+    let Some(st) = store else {
+        bail!("--resume: the run store is off (--no-store); resuming reads it");
+    };
+    let info = st.run_of(id, kind)?;
+    if info.kind != kind {
+        let how = info.how_to_resume(st.path());
+        bail!("--resume: {id} is a `{}` run; {how}", info.kind);
+    }
+    let stored = serde_json::from_value(info.args.clone())
+        .with_context(|| format!("--resume: the stored arguments of run {id}"))?;
+    Ok((stored, info))
+}
+
+/// The `--json` document at `path`, if one is asked for: the head's fields, then the `list` of results as they come;
+/// Ctrl-C closes it.
+pub(crate) fn json_document(
+    path: Option<&std::path::Path>,
+    head: &impl serde::Serialize,
+    list: &str,
+) -> Result<Option<gauntlet_report::json::SharedDoc<gauntlet_report::JsonOut>>> {
+    let Some(path) = path else { return Ok(None) };
+    let out = gauntlet_report::json_out(path).context("--json")?;
+    let doc = gauntlet_report::json::Streamed::start(out, head, list)
+        .with_context(|| format!("--json: cannot write {}", path.display()))?;
+    let doc = gauntlet_report::json::SharedDoc::new(doc);
+    interrupt::closes(&doc);
+    Ok(Some(doc))
+}
