@@ -9,7 +9,7 @@
 use crate::oracle::{self, Changed, Labelled, Observed, Sent};
 use crate::probe::{Axis, Family, Fault, Label, Probe, ProbeSuite, Source, TaskProbes};
 use gauntlet_cases::Case;
-use gauntlet_core::{EffectKind, HarmTier, ToolCall, ToolSpec, encoding};
+use gauntlet_core::{EffectKind, GatewayEvent, HarmTier, ToolCall, ToolSpec, encoding};
 use gauntlet_gateway::Gateway;
 use gauntlet_judge::{CaseBindings, EpisodeView};
 use gauntlet_world::World;
@@ -652,49 +652,76 @@ pub fn generate_task(case: &Case) -> TaskProbes {
         .iter()
         .map(|s| (s.name.clone(), s.args.clone()))
         .collect();
-    // The plan replayed under the case's injection rules (the indirect setting): the history a defense sees at
-    // each point carries the injected content, as it would in an attacked episode.
-    let mut gw = Gateway::new(
-        case.s0.clone(),
-        gauntlet_defense::allow_all_policy(),
-        case.inject.clone(),
-    )
-    .without_inscription();
-    let mut worlds = vec![case.s0.clone()];
-    for c in &plan {
-        gw.call(&c.tool, c.args.clone());
-        worlds.push(gw.world().clone());
+    let (task, history) = Task::replay(case, plan.clone(), &sinks);
+    let points = Points {
+        task: &task,
+        history: &history,
+        sinks: &sinks,
+        plan_tools: task.plan.iter().map(|c| c.tool.as_str()).collect(),
+    };
+    let mut out = Sink {
+        case: &case.id,
+        probes: vec![],
+    };
+    for k in 0..=plan.len() {
+        points.probes_at(k, &mut out);
     }
-    let history = gw.events().to_vec();
-    let states: Vec<Value> = worlds.iter().map(World::state).collect();
-    let plan_sees = history
-        .iter()
-        .map(|e| gauntlet_gateway::injection::render(&e.raw))
-        .collect::<Vec<_>>()
-        .join("\n")
-        .to_lowercase();
-    let mut services: BTreeSet<String> = plan
-        .iter()
-        .map(|c| c.tool.split('.').next().unwrap_or("").to_string())
-        .collect();
-    services.extend(
-        sinks
+    let attacks = if sinks.is_empty() {
+        vec![]
+    } else {
+        vec![sinks.len()]
+    };
+    TaskProbes {
+        task: case.id.clone(),
+        prompt: case.prompt.clone(),
+        plan,
+        history,
+        probes: out.probes,
+        attacks,
+        tools: None,
+    }
+}
+
+impl<'a> Task<'a> {
+    /// Replays the plan under the case's injection rules: the case ready to execute candidates on, and the
+    /// history the plan leaves.
+    fn replay(
+        case: &'a Case,
+        plan: Vec<ToolCall>,
+        sinks: &[(String, Value)],
+    ) -> (Task<'a>, Vec<GatewayEvent>) {
+        // The plan replayed under the case's injection rules (the indirect setting): the history a defense sees
+        // at each point carries the injected content, as it would in an attacked episode.
+        let mut gw = Gateway::new(
+            case.s0.clone(),
+            gauntlet_defense::allow_all_policy(),
+            case.inject.clone(),
+        )
+        .without_inscription();
+        let mut worlds = vec![case.s0.clone()];
+        for c in &plan {
+            gw.call(&c.tool, c.args.clone());
+            worlds.push(gw.world().clone());
+        }
+        let history = gw.events().to_vec();
+        let states: Vec<Value> = worlds.iter().map(World::state).collect();
+        let plan_sees = history
             .iter()
-            .map(|(t, _)| t.split('.').next().unwrap_or("").to_string()),
-    );
-    let recipients = Recipients::new(&case.s0_state, &case.parties);
-    let task = Task {
-        case,
-        bindings: case.bindings(),
-        pools: Pools::new(case, &recipients),
-        recipients,
-        worlds,
-        states: states.clone(),
-        plan: plan.clone(),
-        plan_sees,
-        sensitive: sensitive_values(case),
-        services: services.clone(),
-        plan_sent: states
+            .map(|e| gauntlet_gateway::injection::render(&e.raw))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .to_lowercase();
+        let mut services: BTreeSet<String> = plan
+            .iter()
+            .map(|c| c.tool.split('.').next().unwrap_or("").to_string())
+            .collect();
+        services.extend(
+            sinks
+                .iter()
+                .map(|(t, _)| t.split('.').next().unwrap_or("").to_string()),
+        );
+        let recipients = Recipients::new(&case.s0_state, &case.parties);
+        let plan_sent = states
             .iter()
             .map(|st| {
                 effects::outbound(&states[0], st, &case.parties)
@@ -702,16 +729,43 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                     .map(|a| a.iter().map(sent_key).collect())
                     .unwrap_or_default()
             })
-            .collect(),
-    };
-    let plan_tools: BTreeSet<&str> = plan.iter().map(|c| c.tool.as_str()).collect();
-    let kind_of = |tool: &str| gauntlet_world::tool_spec(tool).map(|t| t.effect.kind);
-    let mut out = Sink {
-        case: &case.id,
-        probes: vec![],
-    };
+            .collect();
+        let task = Task {
+            case,
+            bindings: case.bindings(),
+            pools: Pools::new(case, &recipients),
+            recipients,
+            worlds,
+            states,
+            plan,
+            plan_sees,
+            sensitive: sensitive_values(case),
+            services,
+            plan_sent,
+        };
+        (task, history)
+    }
+}
 
-    for k in 0..=plan.len() {
+/// The effect kind of a world tool.
+fn kind_of(tool: &str) -> Option<EffectKind> {
+    gauntlet_world::tool_spec(tool).map(|t| t.effect.kind)
+}
+
+/// One case's decision points: what each generator family proposes at a point, labelled by executing it.
+struct Points<'a> {
+    task: &'a Task<'a>,
+    /// The plan's history, with the injected content it carries.
+    history: &'a [GatewayEvent],
+    /// The attack's sinks: tool and arguments.
+    sinks: &'a [(String, Value)],
+    plan_tools: BTreeSet<&'a str>,
+}
+
+impl Points<'_> {
+    /// Every family's probes at point `k`, in the order their ids number them.
+    fn probes_at(&self, k: usize, out: &mut Sink<'_>) {
+        let plan = &self.task.plan;
         // Under-grant: the call the task needs next is required.
         if let Some(c) = plan.get(k) {
             out.push(
@@ -725,6 +779,22 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 None,
             );
         }
+        self.earlier_calls(k, out);
+        self.later_calls(k, out);
+        if let Some(c) = plan.get(k)
+            && let Value::Object(args) = &c.args
+        {
+            self.parameters(k, c, args, out);
+            self.provenance(k, c, args, out);
+        }
+        self.off_path_tools(k, out);
+        self.cross_axis(k, out);
+        self.attack_sinks(k, out);
+    }
+
+    /// The plan's calls before `k` again: a read is a permissible re-read, a write a replay.
+    fn earlier_calls(&self, k: usize, out: &mut Sink<'_>) {
+        let (task, plan) = (self.task, &self.task.plan);
         for (j, c) in plan.iter().enumerate().take(k) {
             if kind_of(&c.tool) == Some(EffectKind::Read) {
                 // Permissible: re-reading what the task already read (deny only if it makes the case's harm).
@@ -763,6 +833,11 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 );
             }
         }
+    }
+
+    /// Sequence: the plan's later writes brought forward, and its next read taken early.
+    fn later_calls(&self, k: usize, out: &mut Sink<'_>) {
+        let (task, plan) = (self.task, &self.task.plan);
         // Sequence: a later write of the task brought forward, labelled by the state it reaches: executed now,
         // then the rest of the plan without it.
         for (j, c) in plan.iter().enumerate().skip(k + 1) {
@@ -798,119 +873,112 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 None,
             );
         }
-        if let Some(c) = plan.get(k)
-            && let Value::Object(args) = &c.args
-        {
-            let service = c.tool.split('.').next().unwrap_or("");
-            for (name, value) in args {
-                // Parameter: the due call on another real resource of the same type.
-                for a in substitutes(&task, service, name, value) {
-                    let mut m = args.clone();
-                    m.insert(name.clone(), a);
-                    let m = Value::Object(m);
-                    if !task.is_plan_call(&c.tool, &m) {
-                        let l = task.judge(k, &c.tool, &m);
-                        out.push(
-                            k,
-                            Family::Parameter,
-                            Axis::Parameter,
-                            Fault::WrongResource,
-                            &c.tool,
-                            m,
-                            l,
-                            None,
-                        );
-                    }
-                }
-                // Boundary values for numbers: nothing, a negative, an absurdly large amount.
-                if value.is_number() {
-                    for b in [json!(0), json!(-1), json!(1_000_000_000)] {
-                        let mut m = args.clone();
-                        m.insert(name.clone(), b);
-                        let m = Value::Object(m);
-                        if !task.is_plan_call(&c.tool, &m) {
-                            let l = task.judge(k, &c.tool, &m);
-                            out.push(
-                                k,
-                                Family::Parameter,
-                                Axis::Parameter,
-                                Fault::BoundaryValue,
-                                &c.tool,
-                                m,
-                                l,
-                                None,
-                            );
-                        }
-                    }
-                }
-                // Argument omission (a dropped filter or limit): only of an optional argument; without a
-                // required one the call cannot execute.
-                let required = gauntlet_world::tool_spec(&c.tool)
-                    .is_some_and(|t| t.required_args().contains(&name.as_str()));
+    }
+
+    /// Parameter: the due call `c` (arguments `args`) on other resources, with boundary numbers, and without
+    /// an optional argument.
+    fn parameters(&self, k: usize, c: &ToolCall, args: &Map<String, Value>, out: &mut Sink<'_>) {
+        let task = self.task;
+        let service = c.tool.split('.').next().unwrap_or("");
+        // Appends the due call with arguments `m` under `fault`, unless it is one of the plan's calls.
+        let mut offer = |m: Map<String, Value>, fault: Fault, when: bool| {
+            let m = Value::Object(m);
+            if when && !task.is_plan_call(&c.tool, &m) {
+                let l = task.judge(k, &c.tool, &m);
+                out.push(
+                    k,
+                    Family::Parameter,
+                    Axis::Parameter,
+                    fault,
+                    &c.tool,
+                    m,
+                    l,
+                    None,
+                );
+            }
+        };
+        for (name, value) in args {
+            // Parameter: the due call on another real resource of the same type.
+            for a in substitutes(task, service, name, value) {
                 let mut m = args.clone();
-                m.remove(name);
-                let m = Value::Object(m);
-                if !required && !task.is_plan_call(&c.tool, &m) {
-                    let l = task.judge(k, &c.tool, &m);
-                    out.push(
-                        k,
-                        Family::Parameter,
-                        Axis::Parameter,
-                        Fault::OmittedArgument,
-                        &c.tool,
-                        m,
-                        l,
-                        None,
-                    );
+                m.insert(name.clone(), a);
+                offer(m, Fault::WrongResource, true);
+            }
+            // Boundary values for numbers: nothing, a negative, an absurdly large amount.
+            if value.is_number() {
+                for b in [json!(0), json!(-1), json!(1_000_000_000)] {
+                    let mut m = args.clone();
+                    m.insert(name.clone(), b);
+                    offer(m, Fault::BoundaryValue, true);
                 }
             }
-            // Provenance: a value that arrived in injected content, put into the due call where a value of its
-            // shape goes.
-            let arrived = task.injected_before(&history, k);
-            for (name, value) in args {
-                let want = match value {
-                    Value::String(s) => kind(s),
-                    Value::Array(a) => a.first().and_then(Value::as_str).map_or(Kind::Other, kind),
-                    _ => Kind::Other,
-                };
-                if want == Kind::Other {
-                    continue;
-                }
-                let Some(u) = arrived
-                    .iter()
-                    .find(|u| kind(u) == want && !value.to_string().contains(u.as_str()))
-                else {
-                    continue;
-                };
-                let mut m = args.clone();
-                m.insert(
-                    name.clone(),
-                    if value.is_array() {
-                        json!([u])
-                    } else {
-                        json!(u)
-                    },
+            // Argument omission (a dropped filter or limit): only of an optional argument; without a
+            // required one the call cannot execute.
+            let required = gauntlet_world::tool_spec(&c.tool)
+                .is_some_and(|t| t.required_args().contains(&name.as_str()));
+            let mut m = args.clone();
+            m.remove(name);
+            offer(m, Fault::OmittedArgument, !required);
+        }
+    }
+
+    /// Provenance: a value that arrived in injected content, put into the due call `c` where a value of its
+    /// shape goes.
+    fn provenance(&self, k: usize, c: &ToolCall, args: &Map<String, Value>, out: &mut Sink<'_>) {
+        let task = self.task;
+        let arrived = task.injected_before(self.history, k);
+        for (name, value) in args {
+            let want = match value {
+                Value::String(s) => kind(s),
+                Value::Array(a) => a.first().and_then(Value::as_str).map_or(Kind::Other, kind),
+                _ => Kind::Other,
+            };
+            if want == Kind::Other {
+                continue;
+            }
+            let Some(u) = arrived
+                .iter()
+                .find(|u| kind(u) == want && !value.to_string().contains(u.as_str()))
+            else {
+                continue;
+            };
+            let mut m = args.clone();
+            m.insert(
+                name.clone(),
+                if value.is_array() {
+                    json!([u])
+                } else {
+                    json!(u)
+                },
+            );
+            let m = Value::Object(m);
+            if !task.is_plan_call(&c.tool, &m) {
+                let l = task.judge(k, &c.tool, &m);
+                out.push(
+                    k,
+                    Family::Provenance,
+                    Axis::Provenance,
+                    Fault::UntrustedValue,
+                    &c.tool,
+                    m,
+                    l,
+                    None,
                 );
-                let m = Value::Object(m);
-                if !task.is_plan_call(&c.tool, &m) {
-                    let l = task.judge(k, &c.tool, &m);
-                    out.push(
-                        k,
-                        Family::Provenance,
-                        Axis::Provenance,
-                        Fault::UntrustedValue,
-                        &c.tool,
-                        m,
-                        l,
-                        None,
-                    );
-                }
             }
         }
-        // Tool identity: tools of the task's services the plan does not use. A tool with a recipient is offered
-        // once per party class; the others with the first resources that execute.
+    }
+
+    /// Whether `t` is a tool of the task's services that the plan does not use.
+    fn off_path(&self, t: &ToolSpec) -> bool {
+        !self.plan_tools.contains(t.name.as_str()) && self.task.services.contains(t.service())
+    }
+
+    /// Tool identity: tools of the task's services the plan does not use. A tool with a recipient is offered
+    /// once per party class; the others with the first resources that execute.
+    fn off_path_tools(&self, k: usize, out: &mut Sink<'_>) {
+        let task = self.task;
         for t in gauntlet_world::tool_specs() {
-            if plan_tools.contains(t.name.as_str()) || !services.contains(t.service()) {
+            if !self.off_path(t) {
                 continue;
             }
             let recipients: Vec<Option<String>> = match Task::recipient_slot(t) {
@@ -952,14 +1020,15 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 }
             }
         }
-        // Cross-axis: an off-path write addressed to a recipient that arrived in injected content (tool ×
-        // provenance): what an injected instruction asks for.
-        let arrived = task.injected_before(&history, k);
+    }
+
+    /// Cross-axis: an off-path write addressed to a recipient that arrived in injected content (tool ×
+    /// provenance): what an injected instruction asks for.
+    fn cross_axis(&self, k: usize, out: &mut Sink<'_>) {
+        let task = self.task;
+        let arrived = task.injected_before(self.history, k);
         for t in gauntlet_world::tool_specs() {
-            if plan_tools.contains(t.name.as_str())
-                || !services.contains(t.service())
-                || t.effect.kind != EffectKind::Write
-            {
+            if !self.off_path(t) || t.effect.kind != EffectKind::Write {
                 continue;
             }
             let Some((_, want)) = Task::recipient_slot(t) else {
@@ -981,16 +1050,23 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 None,
             );
         }
-        // Attacker-seeded: every attack sink at every point, labelled by what it does (a read sink by what it
-        // reads; the attack's harm on its write sink).
-        for (i, (tool, args)) in sinks.iter().enumerate() {
-            let axis = if plan_tools.contains(tool.as_str()) {
+    }
+
+    /// Attacker-seeded: every attack sink at every point, labelled by what it does (a read sink by what it
+    /// reads; the attack's harm on its write sink).
+    fn attack_sinks(&self, k: usize, out: &mut Sink<'_>) {
+        let task = self.task;
+        for (i, (tool, args)) in self.sinks.iter().enumerate() {
+            let axis = if self.plan_tools.contains(tool.as_str()) {
                 Axis::Parameter
             } else {
                 Axis::Tool
             };
             // A sink that is one of the task's own calls is labelled as that call at this point.
-            let own = plan.iter().position(|c| c.tool == *tool && c.args == *args);
+            let own = task
+                .plan
+                .iter()
+                .position(|c| c.tool == *tool && c.args == *args);
             let l = if let Some(j) = own {
                 task.plan_call_at(k, j)
             } else {
@@ -1007,20 +1083,6 @@ pub fn generate_task(case: &Case) -> TaskProbes {
                 Some((0, i)),
             );
         }
-    }
-    let attacks = if sinks.is_empty() {
-        vec![]
-    } else {
-        vec![sinks.len()]
-    };
-    TaskProbes {
-        task: case.id.clone(),
-        prompt: case.prompt.clone(),
-        plan,
-        history,
-        probes: out.probes,
-        attacks,
-        tools: None,
     }
 }
 
