@@ -29,6 +29,37 @@ impl SelfTest {
     }
 }
 
+/// Self-tests every case of a loaded suite, writing a line per case (and one per file that does not load) and a
+/// closing tally to `out`. True when every file loaded and every case passed, and there was at least one.
+pub fn suite(loaded: crate::Loaded, out: &mut dyn std::io::Write) -> std::io::Result<bool> {
+    let broken: std::collections::BTreeSet<String> =
+        loaded.diagnostics.iter().map(|d| d.file.clone()).collect();
+    for f in &broken {
+        writeln!(
+            out,
+            "FAIL  {f} (does not load; see the errors above or run `gauntlet cases lint`)"
+        )?;
+    }
+    let mut failed = 0;
+    for c in loaded.cases {
+        let pc = PreparedCase::new(c);
+        let r = selftest(&pc);
+        if r.passed() {
+            writeln!(out, "ok    {} ({} checks)", r.case, r.checks)?;
+        } else {
+            failed += 1;
+            writeln!(out, "FAIL  {} ({})", r.case, r.source)?;
+            for f in &r.failures {
+                writeln!(out, "      - {f}")?;
+            }
+        }
+    }
+    let total = loaded.files;
+    let passed = total - failed - broken.len();
+    writeln!(out, "selftest: {passed} passed, {} failed", total - passed)?;
+    Ok(total == passed && total > 0)
+}
+
 fn episode(
     pc: &PreparedCase,
     kind: ReferenceKind,

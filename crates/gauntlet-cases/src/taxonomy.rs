@@ -73,6 +73,22 @@ pub struct Taxonomy {
     pub environments: Tree,
 }
 
+/// The three trees as `gauntlet cases taxonomy` prints them: each group with its name, each leaf with its definition.
+impl std::fmt::Display for Taxonomy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for tree in [&self.risks, &self.attacks, &self.environments] {
+            writeln!(f, "{}:", tree.tree)?;
+            for g in &tree.groups {
+                writeln!(f, "  {} — {}", g.id, g.name)?;
+                for l in &g.leaves {
+                    writeln!(f, "    {:<28} {}", l.id, l.description)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The embedded taxonomy failed to load (a packaging error: the data in `catalog/taxonomy` is broken).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("taxonomy {file}: {message}")]

@@ -143,40 +143,8 @@ pub(crate) fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
         CasesCommand::Selftest(p) => {
             let loaded = gauntlet_cases::load(&source(&p.paths));
             print_diagnostics(&loaded);
-            let mut failed = 0;
-            let mut out = std::io::stdout().lock();
-            let broken: std::collections::BTreeSet<&str> =
-                loaded.diagnostics.iter().map(|d| d.file.as_str()).collect();
-            for f in &broken {
-                writeln!(
-                    out,
-                    "FAIL  {f} (does not load; see the errors above or run `gauntlet cases lint`)"
-                )?;
-            }
-            for c in loaded.cases {
-                let pc = PreparedCase::new(c);
-                let r = gauntlet_cases::selftest(&pc);
-                if r.passed() {
-                    writeln!(out, "ok    {} ({} checks)", r.case, r.checks)?;
-                } else {
-                    failed += 1;
-                    writeln!(out, "FAIL  {} ({})", r.case, r.source)?;
-                    for f in &r.failures {
-                        writeln!(out, "      - {f}")?;
-                    }
-                }
-            }
-            let total = loaded.files;
-            let passed = total
-                - failed
-                - loaded
-                    .diagnostics
-                    .iter()
-                    .map(|d| d.file.as_str())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .len();
-            writeln!(out, "selftest: {passed} passed, {} failed", total - passed)?;
-            Ok(if total == passed && total > 0 {
+            let passed = gauntlet_cases::selftest::suite(loaded, &mut std::io::stdout().lock())?;
+            Ok(if passed {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
@@ -192,16 +160,7 @@ pub(crate) fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
         } => cases_generate(&templates, &out, model.as_deref(), count, config.as_deref()),
         CasesCommand::Taxonomy => {
             let t = gauntlet_cases::taxonomy::taxonomy()?;
-            let mut out = std::io::stdout().lock();
-            for tree in [&t.risks, &t.attacks, &t.environments] {
-                writeln!(out, "{}:", tree.tree)?;
-                for g in &tree.groups {
-                    writeln!(out, "  {} — {}", g.id, g.name)?;
-                    for l in &g.leaves {
-                        writeln!(out, "    {:<28} {}", l.id, l.description)?;
-                    }
-                }
-            }
+            write!(std::io::stdout().lock(), "{t}")?;
             Ok(ExitCode::SUCCESS)
         }
     }
