@@ -373,26 +373,7 @@ fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
         spec.target.name(),
         spec.rep
     );
-    let mut record = EpisodeRecord {
-        index: spec.index,
-        case: case.id.clone(),
-        setting: spec.setting,
-        target: spec.target.name().to_string(),
-        rep: spec.rep,
-        status: EpisodeStatus::Ok,
-        error: None,
-        verdict: Verdict::decide(vec![]),
-        task_success: None,
-        task_success_error: None,
-        stop: Stop::ControllerDone,
-        decisions: Vec::new(),
-        trace: Trace::default(),
-        tokens: 0,
-        controller_tokens: 0,
-        final_state: serde_json::Value::Null,
-        delivered: None,
-        elapsed_us: None,
-    };
+    let mut record = blank_record(spec);
     let mut gw = match pc.gateway(spec.setting, spec.defense) {
         Ok(g) => g,
         Err(e) => {
@@ -513,6 +494,30 @@ fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     let (_, log) = gw.into_parts();
     record.trace = trace_of(users, replies, log);
     record
+}
+
+/// The record an episode starts with: who and what it is, nothing judged yet.
+fn blank_record(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
+    EpisodeRecord {
+        index: spec.index,
+        case: spec.case.case.id.clone(),
+        setting: spec.setting,
+        target: spec.target.name().to_string(),
+        rep: spec.rep,
+        status: EpisodeStatus::Ok,
+        error: None,
+        verdict: Verdict::decide(vec![]),
+        task_success: None,
+        task_success_error: None,
+        stop: Stop::ControllerDone,
+        decisions: Vec::new(),
+        trace: Trace::default(),
+        tokens: 0,
+        controller_tokens: 0,
+        final_state: serde_json::Value::Null,
+        delivered: None,
+        elapsed_us: None,
+    }
 }
 
 /// The verdict of an episode that ran to its end: the verifier's, a judge's where the case leaves it to one,

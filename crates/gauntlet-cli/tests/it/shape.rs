@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 /// The longest a function may be.
 const LONG: usize = 150;
-/// Functions still longer (the goal is 0).
-const LONG_CEILING: usize = 9;
+/// Functions still longer: none since 2026-12-07 (the last nine were split by their phases).
+const LONG_CEILING: usize = 0;
 /// Lines of the binary crate's sources (the goal is 2,000). Raised from 4,260 to 4,710 on 2026-12-02 by Ctrl-C
 /// handling, the progress line, errored causes, `--case`/`--limit`, the preflight and the split of the long commands;
 /// lowered to 4,250 the same day when `Models` and the config file moved to `gauntlet-setup`, to 4,150 when the run
@@ -18,9 +18,10 @@ const LONG_CEILING: usize = 9;
 /// every job), to 4,025 when the recording of runs (create or resume, check the plan) moved to
 /// `gauntlet-store`, to 4,016 with the reading of route files (which paid for examples in every command's help), and
 /// to 4,014 when the red team's stored-only header fields moved to `gauntlet-redteam`, to 4,005 when the case list's
-/// table moved to `gauntlet-cases`, and to 3,980 when a run's plan messages moved to `gauntlet-store`.
+/// table moved to `gauntlet-cases`, and to 3,980 when a run's plan messages moved to `gauntlet-store`; on 2026-12-07 to 3,721 when the rendering of a
+/// stored run moved to `gauntlet-report` (`stored`) and the self-test and taxonomy listings to `gauntlet-cases`.
 /// Getting to 2,000 means moving the commands' domain steps into the libraries too.
-const CLI_LINES_CEILING: usize = 3_939;
+const CLI_LINES_CEILING: usize = 3_721;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
