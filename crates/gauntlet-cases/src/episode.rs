@@ -307,7 +307,7 @@ pub struct EpisodeRecord {
 
 impl EpisodeRecord {
     /// Marks the episode errored by `e`: it ends there, and nothing it did is judged.
-    fn errored(&mut self, e: impl std::fmt::Display) {
+    pub(crate) fn errored(&mut self, e: impl std::fmt::Display) {
         self.status = EpisodeStatus::Errored;
         self.error = Some(e.to_string());
         self.stop = Stop::Error;
@@ -497,7 +497,7 @@ fn episode(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
 }
 
 /// The record an episode starts with: who and what it is, nothing judged yet.
-fn blank_record(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
+pub(crate) fn blank_record(spec: &EpisodeSpec<'_>) -> EpisodeRecord {
     EpisodeRecord {
         index: spec.index,
         case: spec.case.case.id.clone(),

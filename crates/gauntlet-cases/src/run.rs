@@ -682,31 +682,15 @@ pub fn run(
     Ok(agg.finish(&config.settings, config.repeat))
 }
 
+/// The record of an episode whose worker panicked.
 fn errored(spec: &EpisodeSpec<'_>, why: String) -> EpisodeRecord {
-    EpisodeRecord {
-        index: spec.index,
-        case: spec.case.case.id.clone(),
-        setting: spec.setting,
-        target: spec.target.name().to_string(),
-        rep: spec.rep,
-        status: crate::episode::EpisodeStatus::Errored,
-        // A panic's message is the harness's, but its text may quote an agent's: kept to the stored limit.
-        error: Some(format!(
-            "internal error: {}",
-            gauntlet_core::excerpt::head_and_tail(&why, gauntlet_core::excerpt::STORED_REASON_MAX)
-        )),
-        verdict: gauntlet_core::Verdict::decide(vec![]),
-        task_success: None,
-        task_success_error: None,
-        stop: crate::episode::Stop::Error,
-        decisions: vec![],
-        trace: Default::default(),
-        tokens: 0,
-        controller_tokens: 0,
-        final_state: serde_json::Value::Null,
-        delivered: None,
-        elapsed_us: None,
-    }
+    let mut r = crate::episode::blank_record(spec);
+    // A panic's message is the harness's, but its text may quote an agent's: kept to the stored limit.
+    r.errored(format!(
+        "internal error: {}",
+        gauntlet_core::excerpt::head_and_tail(&why, gauntlet_core::excerpt::STORED_REASON_MAX)
+    ));
+    r
 }
 
 #[cfg(test)]
