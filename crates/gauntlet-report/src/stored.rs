@@ -32,11 +32,12 @@ pub enum StoredError {
     /// The store failed or holds a record that cannot be read.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// Writing the report failed.
-    #[error(transparent)]
+    /// Writing the report failed. Not transparent: the `io::Error` stays in the error's chain, where the binary
+    /// looks for a closed pipe (`gauntlet report … | head`), which is not an error.
+    #[error("writing the report")]
     Io(#[from] std::io::Error),
     /// A stored document (header, summary, case) does not parse.
-    #[error("{what} of run {run}: {source}")]
+    #[error("{what} of run {run}")]
     Document {
         /// What was read.
         what: &'static str,
@@ -54,7 +55,7 @@ pub enum StoredError {
         why: String,
     },
     /// A red-team or privilege run that did not finish has no report to render.
-    #[error("{kind} run {run} did not finish ({done} of {total} {unit} stored): {resume}")]
+    #[error("{kind} run {run} did not finish ({done} of {total} {unit}): {resume}")]
     Unfinished {
         /// "red-team" or "privilege".
         kind: &'static str,
@@ -64,7 +65,7 @@ pub enum StoredError {
         done: u64,
         /// What was planned.
         total: u64,
-        /// "cases" or "defenses".
+        /// "cases stored" or "defenses scored".
         unit: &'static str,
         /// How to resume it.
         resume: String,
@@ -144,10 +145,12 @@ pub fn stored_cases(info: &RunInfo, header: &RunHeader) -> Result<Vec<PreparedCa
         Source::Paths(suites.clone())
     };
     let loaded = gauntlet_cases::load(&source);
-    if let Some(d) = loaded.diagnostics.first() {
+    if !loaded.diagnostics.is_empty() {
+        let each: Vec<String> = loaded.diagnostics.iter().map(|d| d.to_string()).collect();
         return Err(fail(format!(
-            "{} problem(s) in its suites now, the first: {d}",
-            loaded.diagnostics.len()
+            "{} problem(s) in its suites now; fix them (see `gauntlet cases lint`):\n{}",
+            each.len(),
+            each.join("\n")
         )));
     }
     let cases = loaded.pick(&header.cases).map_err(|id| {
@@ -335,7 +338,7 @@ fn render_redteam(
 ) -> Result<Rendered, StoredError> {
     let head = gauntlet_redteam::catalog::json_head(&info.header);
     let Some(summary) = &info.summary else {
-        return Err(unfinished(st, info, "red-team", "cases"));
+        return Err(unfinished(st, info, "red-team", "cases stored"));
     };
     let report: gauntlet_redteam::job::Report = document(info, "the stored report", summary)?;
     let framework = info.args.get("framework").and_then(|f| f.as_str());
@@ -432,7 +435,7 @@ fn render_privilege(
     gates: &[Gate],
 ) -> Result<Rendered, StoredError> {
     let Some(doc) = &info.summary else {
-        return Err(unfinished(st, info, "privilege", "defenses"));
+        return Err(unfinished(st, info, "privilege", "defenses scored"));
     };
     let census: gauntlet_privilege::score::Census =
         document(info, "the stored census", &doc["census"])?;
@@ -470,4 +473,20 @@ fn render_privilege(
         metrics: gate::privilege_metrics(&scores),
         warnings: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_stays_in_the_chain_where_a_closed_pipe_is_recognised() {
+        let e = StoredError::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        let inner = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            inner.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::BrokenPipe)
+        );
+        assert_eq!(e.to_string(), "writing the report");
+    }
 }
