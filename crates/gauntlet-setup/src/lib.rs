@@ -8,6 +8,7 @@ pub mod allocator;
 pub mod config;
 pub mod doctor;
 mod models;
+mod roles;
 
 pub use config::Config;
 pub use models::{Limits, Models};

@@ -137,51 +137,6 @@ pub(crate) fn checked_run_args(a: &RunArgs) -> Result<Vec<Setting>> {
     Ok(settings)
 }
 
-/// The run's model controller (`None` for the scripted ladder) and case judge, from `--controller` and `--judge`.
-pub(crate) fn run_models(
-    a: &RunArgs,
-    models: &Models,
-) -> Result<(
-    Option<gauntlet_attacks::Attacker>,
-    Option<gauntlet_judge::rubric::CaseJudge>,
-)> {
-    let attacker = if a.controller == "scripted" {
-        None
-    } else {
-        if !a.controller.contains('/') {
-            bail!(
-                "--controller: `{}` is neither `scripted` nor a model (provider/model, e.g. anthropic/claude-sonnet-4-5)",
-                a.controller
-            );
-        }
-        let pool = models.pool("attacker", &a.controller, "--controller")?;
-        Some(gauntlet_attacks::Attacker {
-            model: pool,
-            runtime: models.handle()?,
-            tools: std::sync::Arc::new(
-                gauntlet_world::tool_specs()
-                    .iter()
-                    .map(gauntlet_world::signature)
-                    .collect(),
-            ),
-        })
-    };
-    let judge = match &a.judge {
-        None => None,
-        Some(m) => {
-            if !m.contains('/') {
-                bail!("--judge: `{m}` is not a model (provider/model, e.g. openai/gpt-4.1-mini)");
-            }
-            Some(gauntlet_judge::rubric::CaseJudge {
-                model: models.pool("judge", m, "--judge")?,
-                runtime: models.handle()?,
-                max_tokens: a.judge_max_tokens,
-            })
-        }
-    };
-    Ok((attacker, judge))
-}
-
 /// Where the run's episodes go: a new run in the store, or the resumed run, reopened, with the episodes it
 /// already has. `(None, [])` without a store.
 pub(crate) fn record_run(
@@ -350,7 +305,8 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         .iter()
         .map(|n| models.target(n, &cfg, a.max_steps, "--agent"))
         .collect::<Result<Vec<_>, _>>()?;
-    let (attacker, judge) = run_models(&a, &models)?;
+    let attacker = models.controller(&a.controller)?;
+    let judge = models.case_judge(a.judge.as_deref(), a.judge_max_tokens)?;
     let chosen = a.select.choose(load_valid(&a.suites)?.cases, a.seed)?;
     let cases: Vec<PreparedCase> = chosen.into_iter().map(PreparedCase::new).collect();
     // Model targets spend their time waiting on the network: run more episodes at once by default.
