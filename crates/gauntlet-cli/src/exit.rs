@@ -95,3 +95,12 @@ impl From<ExitStatus> for ExitCode {
         ExitCode::from(s as u8)
     }
 }
+
+/// A check command's exit: 0 when everything it checked passed, else 1 (`cases lint`, `selftest`, `routes`).
+pub(crate) fn checked(passed: bool) -> ExitCode {
+    if passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

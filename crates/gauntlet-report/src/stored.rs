@@ -490,3 +490,51 @@ mod tests {
         assert_eq!(e.to_string(), "writing the report");
     }
 }
+
+/// `gauntlet runs list`: the runs of the store at `path`, newest first, as a table or (`json`) one object per run
+/// without its arguments and summary.
+pub fn write_list(
+    out: &mut dyn Write,
+    path: &std::path::Path,
+    runs: &[RunInfo],
+    json: bool,
+) -> std::io::Result<()> {
+    if json {
+        for r in runs {
+            let v = serde_json::json!({"id": r.id, "kind": r.kind, "status": r.status, "created": r.created, "updated": r.updated, "total": r.total, "done": r.done});
+            writeln!(out, "{v}")?;
+        }
+    } else if runs.is_empty() {
+        writeln!(out, "no runs in {}", path.display())?;
+    } else {
+        let mut t = crate::table::table(vec!["Run", "Job", "Status", "Created (UTC)", "Done"]);
+        for r in runs {
+            t.add_row([
+                r.id.clone(),
+                r.kind.to_string(),
+                r.status.to_string(),
+                r.created.clone(),
+                format!("{}/{}", r.done, r.total),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+    }
+    Ok(())
+}
+
+/// `gauntlet runs show`: what started a run, how far it got, what its models spent, and how to resume it.
+pub fn write_head(out: &mut dyn Write, st: &Store, r: &RunInfo) -> Result<(), StoredError> {
+    writeln!(
+        out,
+        "run {}: {} · {} · {}/{} done · created {} · updated {} · gauntlet {}",
+        r.id, r.kind, r.status, r.done, r.total, r.created, r.updated, r.version
+    )?;
+    writeln!(out, "arguments: {}", r.args)?;
+    for (model, counters) in st.ledger(&r.id)? {
+        writeln!(out, "model {model}: {counters}")?;
+    }
+    if r.status != RunStatus::Complete {
+        writeln!(out, "not complete: {}", r.how_to_resume(st.path()))?;
+    }
+    Ok(())
+}

@@ -18,7 +18,7 @@ fn frac(r: &Rate) -> String {
     format!("{}/{}", r.k, r.n)
 }
 
-fn table(header: Vec<&str>) -> Table {
+pub(crate) fn table(header: Vec<&str>) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)

@@ -1,5 +1,6 @@
 //! `gauntlet cases …`: list, show, lint, self-test, generate, routes, taxonomy.
 
+use crate::exit::checked;
 use crate::flags::report_models;
 use crate::job::{print_diagnostics, source};
 use anyhow::{Result, bail};
@@ -88,11 +89,7 @@ pub(crate) fn cases_routes(files: &[PathBuf], suite: &Source) -> Result<ExitCode
     let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
     let results = gauntlet_cases::routes::replay_routes(&cases, &routes);
     let failed = gauntlet_cases::routes::report(&results, &mut std::io::stdout().lock())?;
-    Ok(if failed == 0 && loaded.diagnostics.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(checked(failed == 0 && loaded.diagnostics.is_empty()))
 }
 
 pub(crate) fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
@@ -101,11 +98,7 @@ pub(crate) fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
             let loaded = gauntlet_cases::load(&source(&s.suites));
             print_diagnostics(&loaded);
             print!("{}", gauntlet_cases::suite::list_table(&loaded.cases));
-            Ok(if loaded.diagnostics.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
+            Ok(checked(loaded.diagnostics.is_empty()))
         }
         CasesCommand::Show { id, suite } => {
             let loaded = gauntlet_cases::load(&source(&suite.suites));
@@ -134,21 +127,13 @@ pub(crate) fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
                 loaded.diagnostics.len(),
                 bad_files.len()
             );
-            Ok(if loaded.diagnostics.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
+            Ok(checked(loaded.diagnostics.is_empty()))
         }
         CasesCommand::Selftest(p) => {
             let loaded = gauntlet_cases::load(&source(&p.paths));
             print_diagnostics(&loaded);
             let passed = gauntlet_cases::selftest::suite(loaded, &mut std::io::stdout().lock())?;
-            Ok(if passed {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
+            Ok(checked(passed))
         }
         CasesCommand::Routes { files, suite } => cases_routes(&files, &source(&suite.suites)),
         CasesCommand::Generate {
@@ -208,9 +193,5 @@ pub(crate) fn cases_generate(
         dir.display()
     );
     report_models(&models);
-    Ok(if failed == 0 && written > 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(checked(failed == 0 && written > 0))
 }

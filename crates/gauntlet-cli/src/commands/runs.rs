@@ -65,44 +65,12 @@ pub(crate) fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
     match c {
         RunsCommand::List { store, json } => {
             let st = open(&store)?;
-            let runs = st.runs()?;
-            if json {
-                for r in &runs {
-                    let v = serde_json::json!({"id": r.id, "kind": r.kind, "status": r.status, "created": r.created, "updated": r.updated, "total": r.total, "done": r.done});
-                    writeln!(out, "{v}")?;
-                }
-            } else if runs.is_empty() {
-                writeln!(out, "no runs in {}", st.path().display())?;
-            } else {
-                let mut t = comfy_table();
-                t.set_header(["Run", "Job", "Status", "Created (UTC)", "Done"]);
-                for r in &runs {
-                    t.add_row([
-                        r.id.clone(),
-                        r.kind.to_string(),
-                        r.status.to_string(),
-                        r.created.clone(),
-                        format!("{}/{}", r.done, r.total),
-                    ]);
-                }
-                writeln!(out, "{t}")?;
-            }
+            gauntlet_report::stored::write_list(&mut out, st.path(), &st.runs()?, json)?;
         }
         RunsCommand::Show { id, store } => {
             let st = open(&store)?;
             let r = st.run(&id)?;
-            writeln!(
-                out,
-                "run {}: {} · {} · {}/{} done · created {} · updated {} · gauntlet {}",
-                r.id, r.kind, r.status, r.done, r.total, r.created, r.updated, r.version
-            )?;
-            writeln!(out, "arguments: {}", r.args)?;
-            for (model, counters) in st.ledger(&id)? {
-                writeln!(out, "model {model}: {counters}")?;
-            }
-            if r.status != gauntlet_store::RunStatus::Complete {
-                writeln!(out, "not complete: {}", r.how_to_resume(st.path()))?;
-            }
+            gauntlet_report::stored::write_head(&mut out, &st, &r)?;
             if r.summary.is_some() {
                 drop(out);
                 return report(
@@ -142,10 +110,4 @@ pub(crate) fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-pub(crate) fn comfy_table() -> comfy_table::Table {
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    t
 }
