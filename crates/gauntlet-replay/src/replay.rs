@@ -52,8 +52,8 @@ pub enum Replayed {
     Run {
         /// The run replayed.
         of: String,
-        /// The new run.
-        id: String,
+        /// The new run (none for a dry run).
+        id: Option<String>,
         /// Its header (the replayed run's).
         header: Box<RunHeader>,
         /// Its summary.
@@ -69,8 +69,8 @@ pub enum Replayed {
     Redteam {
         /// The run replayed.
         of: String,
-        /// The new run.
-        id: String,
+        /// The new run (none for a dry run).
+        id: Option<String>,
         /// Its header as the job's document shows it.
         head: Value,
         /// The framework the red team was mapped to, if one was asked for.
@@ -117,7 +117,8 @@ impl Replayed {
                 };
                 writeln!(
                     out,
-                    "\nReplayed run {of} as {id}: {episodes} episodes re-judged, {} verdicts or task results changed{partial}",
+                    "\nReplayed run {of} {}: {episodes} episodes re-judged, {} verdicts or task results changed{partial}",
+                    stored_as(id),
                     changed.len()
                 )?;
                 for c in changed.iter().take(LISTED) {
@@ -148,7 +149,8 @@ impl Replayed {
                 };
                 writeln!(
                     out,
-                    "\nReplayed red-team run {of} as {id}: {cases} cases re-judged by tool evidence, detectors and the refusal screen, {} outcomes changed{kept}",
+                    "\nReplayed red-team run {of} {}: {cases} cases re-judged by tool evidence, detectors and the refusal screen, {} outcomes changed{kept}",
+                    stored_as(id),
                     changed.len()
                 )?;
                 for c in changed.iter().take(LISTED) {
@@ -162,6 +164,14 @@ impl Replayed {
                 more(out, changed.len())
             }
         }
+    }
+}
+
+/// Where a replay went: `as ID`, or nowhere for a dry run.
+fn stored_as(id: &Option<String>) -> String {
+    match id {
+        Some(id) => format!("as {id}"),
+        None => "(dry run: nothing stored)".into(),
     }
 }
 
@@ -182,11 +192,12 @@ fn replay_args(info: &RunInfo) -> Value {
     args
 }
 
-/// Replays `info` (a safety-case run, a red team, or a replay of either) as a new run in `st`.
-pub fn replay(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
+/// Replays `info` (a safety-case run, a red team, or a replay of either) as a new run in `st`; with `dry_run`,
+/// re-judges it and stores nothing (which a read-only store allows).
+pub fn replay(st: &Store, info: &RunInfo, dry_run: bool) -> Result<Replayed, Error> {
     match info.kind {
-        RunKind::Redteam | RunKind::RedteamReplay => replay_redteam(st, info),
-        RunKind::Run | RunKind::Replay => replay_run(st, info),
+        RunKind::Redteam | RunKind::RedteamReplay => replay_redteam(st, info, dry_run),
+        RunKind::Run | RunKind::Replay => replay_run(st, info, dry_run),
         kind => Err(Error::Unsupported(format!(
             "run {} is a `{kind}` run; replay re-judges safety-case and red-team runs",
             info.id
@@ -195,7 +206,7 @@ pub fn replay(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
 }
 
 /// [`replay`] of a safety-case run: every episode re-judged from its stored evidence.
-fn replay_run(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
+fn replay_run(st: &Store, info: &RunInfo, dry_run: bool) -> Result<Replayed, Error> {
     let header = header(info)?;
     let cases = stored_cases(info, &header)?;
     let total = gauntlet_cases::run::plan_len(&cases, header.targets.len(), &header.config);
@@ -207,18 +218,22 @@ fn replay_run(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
     }
     let by_id: std::collections::HashMap<&str, &PreparedCase> =
         cases.iter().map(|c| (c.case.id.as_str(), c)).collect();
-    let new_id = st.create_run(
-        RunKind::Replay,
-        &replay_args(info),
-        &info.header,
-        info.total,
-    )?;
+    let new_id = (!dry_run)
+        .then(|| {
+            st.create_run(
+                RunKind::Replay,
+                &replay_args(info),
+                &info.header,
+                info.total,
+            )
+        })
+        .transpose()?;
     let mut sum =
         gauntlet_cases::run::Summarizer::new(&cases, header.targets.clone(), &header.config);
     let mut changed = Vec::new();
     let mut n = 0u64;
     {
-        let mut w = st.writer(&new_id);
+        let mut w = new_id.as_deref().map(|id| st.writer(id));
         let mut eps = Episodes::of(st, &info.id);
         for mut r in &mut eps {
             let Some(pc) = by_id.get(r.case.as_str()) else {
@@ -236,29 +251,37 @@ fn replay_run(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
                 });
             }
             sum.add(&r);
-            w.episode(&r)?;
+            if let Some(w) = w.as_mut() {
+                w.episode(&r)?;
+            }
             n += 1;
         }
-        w.commit()?;
+        if let Some(w) = w.as_mut() {
+            w.commit()?;
+        }
         if let Some(e) = eps.error {
-            st.finish_run(&new_id, RunStatus::Failed, None)?;
+            if let Some(id) = &new_id {
+                st.finish_run(id, RunStatus::Failed, None)?;
+            }
             return Err(e.into());
         }
     }
     let summary = sum.finish();
     let complete = n == info.total;
-    st.finish_run(
-        &new_id,
-        if complete {
-            RunStatus::Complete
-        } else {
-            RunStatus::Failed
-        },
-        complete
-            .then(|| serde_json::to_value(&summary))
-            .transpose()?
-            .as_ref(),
-    )?;
+    if let Some(id) = &new_id {
+        st.finish_run(
+            id,
+            if complete {
+                RunStatus::Complete
+            } else {
+                RunStatus::Failed
+            },
+            complete
+                .then(|| serde_json::to_value(&summary))
+                .transpose()?
+                .as_ref(),
+        )?;
+    }
     Ok(Replayed::Run {
         of: info.id.clone(),
         id: new_id,
@@ -272,7 +295,7 @@ fn replay_run(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
 
 /// [`replay`] of a red team: each stored case re-judged by the judge's deterministic parts as they are now (see
 /// `gauntlet_redteam::job::rejudge`).
-fn replay_redteam(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
+fn replay_redteam(st: &Store, info: &RunInfo, dry_run: bool) -> Result<Replayed, Error> {
     if info.summary.is_none() {
         return Err(Error::Unsupported(format!(
             "red-team run {} did not finish: {} first",
@@ -281,12 +304,16 @@ fn replay_redteam(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
         )));
     }
     let catalogue = catalogue()?;
-    let new_id = st.create_run(
-        RunKind::RedteamReplay,
-        &replay_args(info),
-        &info.header,
-        info.total,
-    )?;
+    let new_id = (!dry_run)
+        .then(|| {
+            st.create_run(
+                RunKind::RedteamReplay,
+                &replay_args(info),
+                &info.header,
+                info.total,
+            )
+        })
+        .transpose()?;
     let mut report = gauntlet_redteam::job::Report::default();
     let (mut n, mut kept) = (0u64, 0u64);
     let mut changed = Vec::new();
@@ -297,7 +324,7 @@ fn replay_redteam(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
         source,
     };
     {
-        let mut w = st.writer(&new_id);
+        let mut w = new_id.as_deref().map(|id| st.writer(id));
         st.for_each_item(&info.id, |idx, raw| {
             let mut c: gauntlet_redteam::RtCase =
                 serde_json::from_str(raw).map_err(|e| corrupt(idx, e))?;
@@ -328,22 +355,28 @@ fn replay_redteam(st: &Store, info: &RunInfo) -> Result<Replayed, Error> {
             report.add(&catalogue, &c);
             let outcome = serde_json::to_value(c.judgement.outcome).unwrap_or_default();
             let json = serde_json::to_string(&c).map_err(|e| corrupt(idx, e))?;
-            w.item(c.index, "redteam-case", outcome.as_str(), &json)?;
+            if let Some(w) = w.as_mut() {
+                w.item(c.index, "redteam-case", outcome.as_str(), &json)?;
+            }
             n += 1;
             Ok(())
         })?;
-        w.commit()?;
+        if let Some(w) = w.as_mut() {
+            w.commit()?;
+        }
     }
     report.simulator = info
         .summary
         .as_ref()
         .and_then(|s| s.get("simulator").cloned())
         .and_then(|v| serde_json::from_value(v).ok());
-    st.finish_run(
-        &new_id,
-        RunStatus::Complete,
-        Some(&serde_json::to_value(&report)?),
-    )?;
+    if let Some(id) = &new_id {
+        st.finish_run(
+            id,
+            RunStatus::Complete,
+            Some(&serde_json::to_value(&report)?),
+        )?;
+    }
     Ok(Replayed::Redteam {
         of: info.id.clone(),
         id: new_id,

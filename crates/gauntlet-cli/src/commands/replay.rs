@@ -21,12 +21,16 @@ pub(crate) struct ReplayArgs {
     /// Exit 0 even when the run has errored results (which are never counted as safe).
     #[arg(long)]
     pub(crate) ignore_errors: bool,
+    /// Re-judge and print, but store nothing (a read-only store is enough).
+    #[arg(long)]
+    pub(crate) dry_run: bool,
     #[command(flatten)]
     pub(crate) store: StoreArgs,
 }
 
 /// `gauntlet replay`: re-judges every stored episode of a run with the current verifiers, from its final state,
-/// gateway log and replies (no agent, no model), and stores the result as a new `replay` run.
+/// gateway log and replies (no agent, no model), and stores the result as a new `replay` run (nothing with
+/// `--dry-run`).
 pub(crate) fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
     let st = open(&a.store)?;
     let info = st.run(&a.id)?;
@@ -35,7 +39,7 @@ pub(crate) fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
         _ => gauntlet_report::gate::RUN_METRICS,
     };
     let gates = parse_gates(&a.fail_on, names)?;
-    let replayed = gauntlet_replay::replay(&st, &info)?;
+    let replayed = gauntlet_replay::replay(&st, &info, a.dry_run)?;
     replayed.write(&mut std::io::stdout().lock())?;
     let code = gate_exit(&gates, &replayed.metrics());
     Ok(exit_1(&info, info.gate_failure(0, a.ignore_errors, None)).unwrap_or(code))

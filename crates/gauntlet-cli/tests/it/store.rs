@@ -1495,8 +1495,8 @@ fn a_report_file_is_written_whole_or_not_at_all() {
     );
 }
 
-/// A store without write access (an archived run, a read-only mount) is listed and reported; opening it used to
-/// write, so it could not even be listed (issue 16). As root, the reader runs as `nobody` (root may write anyway).
+/// A store without write access (an archived run, a read-only mount) is listed, reported and replayed with
+/// `--dry-run`; opening it used to write, so it could not even be listed (issue 16). As root, the reader runs as `nobody` (root may write anyway).
 #[test]
 fn a_read_only_store_is_listed_and_reported() {
     use std::os::unix::fs::PermissionsExt;
@@ -1569,5 +1569,27 @@ fn a_read_only_store_is_listed_and_reported() {
         "{}",
         stdout(&o)
     );
+    // A dry-run replay re-judges without writing; a real one needs write access and says so.
+    let o = reader(&["replay", &id, "--store", &store, "--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("Replayed run {id} (dry run: nothing stored)")),
+        "{}",
+        stdout(&o)
+    );
+    let o = reader(&["replay", &id, "--store", &store]);
+    assert!(!o.status.success(), "a replay wrote to a read-only store");
+    assert!(
+        stderr(&o).contains("readonly") || stderr(&o).contains("read-only"),
+        "{}",
+        stderr(&o)
+    );
     mode(&shelf, 0o755);
+    let o = gauntlet(&["runs", "list", "--store", &store, "--json"]);
+    assert_eq!(
+        stdout(&o).lines().count(),
+        1,
+        "the dry run stored a run: {}",
+        stdout(&o)
+    );
 }
