@@ -16,7 +16,6 @@ use crate::commands::run::{RunArgs, cmd_run};
 use crate::commands::tools::{ToolsArgs, cmd_tools};
 use crate::exit::ExitStatus;
 use clap::{Parser, Subcommand};
-use gauntlet_setup::{Models, config};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -1,12 +1,14 @@
 //! The gateway over the Model Context Protocol — the only crate that names `rmcp` types. It serves a
 //! [`Backend`] (the sandbox's gateway, an upstream server behind the proxy's mediation, or an episode of a run)
 //! to any MCP client over stdio or streamable HTTP, connects to upstream MCP servers as a client, and runs
-//! external agent processes as targets whose tools are the episode's gateway ([`CommandTarget`]).
+//! external agent processes as targets whose tools are the episode's gateway ([`CommandTarget`]). [`front`] is
+//! what a front end needs to run one: how it listens, its runtime, its event log, serving until the session ends.
 //!
 //! Tool names go over MCP in their wire form (`mail__send` for `mail.send`): MCP clients hand tool names on to
 //! model APIs, which allow only letters, digits, `_` and `-`.
 
 pub mod command;
+pub mod front;
 pub mod http;
 pub mod proxy;
 pub mod sandbox;
@@ -24,8 +26,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use command::CommandTarget;
+pub use front::{FrontError, Listen};
 pub use http::{HttpOptions, HttpServer, serve_http};
-pub use proxy::{ProxyBackend, ProxyCounts, Upstream};
+pub use proxy::{HeaderError, ProxyBackend, ProxyCounts, Upstream};
 pub use sandbox::SandboxBackend;
 
 /// What went wrong serving or connecting.

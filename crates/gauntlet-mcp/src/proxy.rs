@@ -94,6 +94,23 @@ impl Upstream {
         })
     }
 
+    /// Connects to the upstream a front end names: a command line (`command`) or an HTTP endpoint (`url`, with
+    /// `headers` and `timeout` as for [`Upstream::url_with`]); exactly one of the two.
+    pub async fn connect(
+        command: Option<&str>,
+        url: Option<&str>,
+        headers: &[(String, String)],
+        timeout: std::time::Duration,
+    ) -> Result<Upstream, McpFrontError> {
+        match (command, url) {
+            (Some(cmd), None) => Upstream::command(cmd).await,
+            (None, Some(url)) => Upstream::url_with(url, headers, timeout).await,
+            _ => Err(McpFrontError::Config(
+                "give the upstream server: --upstream 'CMD ARGS' or --upstream-url URL".into(),
+            )),
+        }
+    }
+
     /// The upstream's tools.
     pub async fn tools(&self) -> Result<Vec<ToolInfo>, McpFrontError> {
         let tools: Vec<Tool> = match &self.link {
@@ -177,6 +194,69 @@ impl Upstream {
             Link::Http(http) => http.close().await,
         }
     }
+}
+
+/// What is wrong with an upstream header given as `'Name: value'`. It never holds the value: that is usually a
+/// credential.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// There is no `:` between name and value (the text is not echoed: it may be a bare credential).
+    #[error("expected 'Name: value' (no colon found)")]
+    NoColon,
+    /// The name is empty or has characters other than letters, digits, `-` and `_`.
+    #[error("{0:?} is not a header name")]
+    BadName(String),
+    /// A `${` in the value of the header named has no closing `}`.
+    #[error("header {0}: `${{` without a closing `}}`")]
+    Unclosed(String),
+    /// The value of header `name` names an environment variable `var` that is not set.
+    #[error("header {name}: environment variable {var} is not set")]
+    Unset {
+        /// The header's name.
+        name: String,
+        /// The variable.
+        var: String,
+    },
+}
+
+/// Parses an upstream header given as `'Name: value'`, replacing each `${VAR}` in the value by `env(VAR)`, so a
+/// credential need not appear on a command line. Errors name the header and the variable, never the value.
+pub fn parse_header(
+    spec: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<(String, String), HeaderError> {
+    let Some((name, value)) = spec.split_once(':') else {
+        return Err(HeaderError::NoColon);
+    };
+    let name = name.trim();
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b))
+    {
+        return Err(HeaderError::BadName(name.to_string()));
+    }
+    let mut out = String::new();
+    let mut rest = value.trim();
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let Some(end) = rest[at..].find('}') else {
+            return Err(HeaderError::Unclosed(name.to_string()));
+        };
+        let var = &rest[at + 2..at + end];
+        match env(var) {
+            Some(v) => out.push_str(&v),
+            None => {
+                return Err(HeaderError::Unset {
+                    name: name.to_string(),
+                    var: var.to_string(),
+                });
+            }
+        }
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    Ok((name.to_string(), out))
 }
 
 /// A tool result as one JSON value, as an agent reads it: its text (one string; several text blocks joined by
@@ -438,7 +518,29 @@ impl Backend for ProxyBackend {
 
 #[cfg(test)]
 mod tests {
-    use super::ProxyCounts;
+    use super::{ProxyCounts, parse_header};
+
+    #[test]
+    fn upstream_headers_expand_the_environment_and_name_what_is_wrong() {
+        let env = |v: &str| (v == "TOK").then(|| "s3cret".to_string());
+        let parse = |spec: &str| parse_header(spec, env).map_err(|e| e.to_string());
+        assert_eq!(
+            parse("Authorization: Bearer ${TOK}"),
+            Ok(("Authorization".into(), "Bearer s3cret".into()))
+        );
+        assert_eq!(
+            parse("X-Team:  a ${TOK}${TOK} b "),
+            Ok(("X-Team".into(), "a s3crets3cret b".into()))
+        );
+        assert_eq!(
+            parse("Authorization: Bearer ${NOPE}"),
+            Err("header Authorization: environment variable NOPE is not set".into())
+        );
+        assert!(parse("Authorization Bearer x").is_err());
+        assert!(parse("Bad Name: x").is_err());
+        let e = parse("A: ${TOK").err().unwrap_or_default();
+        assert!(e.contains("closing"), "{e}");
+    }
 
     #[test]
     fn counts_say_how_many_denials_were_defense_failures() {

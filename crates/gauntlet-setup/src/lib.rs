@@ -2,11 +2,14 @@
 //! their specs ([`Models`]) — one tokio runtime, one pool per (role, model) with its own limits and ledger, the
 //! endpoints a job will call (for the preflight check), the circuit breakers, and the ledgers carried across a
 //! resumed run. Every job's front end (the binary, and later the Python package) builds its models here, so a spec
-//! means the same thing everywhere. Also the process's allocator options for a long job ([`allocator`]).
+//! means the same thing everywhere. Also the gateway's sessions over MCP, whose defenses are built here
+//! ([`gateway`]: a case's sandbox, judged and recorded as a run; the proxy), and the process's allocator options
+//! for a long job ([`allocator`]).
 
 pub mod allocator;
 pub mod config;
 pub mod doctor;
+pub mod gateway;
 mod models;
 mod roles;
 
