@@ -475,22 +475,6 @@ fn render_privilege(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_failed_write_stays_in_the_chain_where_a_closed_pipe_is_recognised() {
-        let e = StoredError::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
-        let inner = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>());
-        assert_eq!(
-            inner.map(std::io::Error::kind),
-            Some(std::io::ErrorKind::BrokenPipe)
-        );
-        assert_eq!(e.to_string(), "writing the report");
-    }
-}
-
 /// `gauntlet runs list`: the runs of the store at `path`, newest first, as a table or (`json`) one object per run
 /// without its arguments and summary.
 pub fn write_list(
@@ -537,4 +521,20 @@ pub fn write_head(out: &mut dyn Write, st: &Store, r: &RunInfo) -> Result<(), St
         writeln!(out, "not complete: {}", r.how_to_resume(st.path()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_stays_in_the_chain_where_a_closed_pipe_is_recognised() {
+        let e = StoredError::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        let inner = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            inner.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::BrokenPipe)
+        );
+        assert_eq!(e.to_string(), "writing the report");
+    }
 }
