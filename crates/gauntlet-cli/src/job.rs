@@ -3,6 +3,7 @@
 use crate::interrupt;
 use anyhow::{Context, Result, bail};
 use gauntlet_cases::{Loaded, Source};
+use gauntlet_setup::recording::Recorded;
 use gauntlet_store::RunKind;
 use std::path::PathBuf;
 
@@ -73,4 +74,14 @@ pub(crate) fn json_document(
     let doc = gauntlet_report::json::SharedDoc::new(doc);
     interrupt::closes(&doc);
     Ok(Some(doc))
+}
+
+/// Ends the job's recorded run (see [`Recorded::finish`]): a Ctrl-C from now on no longer marks it interrupted.
+pub(crate) fn finish(
+    rec: &Recorded<'_>,
+    models: &gauntlet_setup::Models,
+    summary: Option<&serde_json::Value>,
+) -> Result<()> {
+    interrupt::finished();
+    Ok(rec.finish(models, summary)?)
 }

@@ -3,14 +3,17 @@
 //! endpoints a job will call (for the preflight check), the circuit breakers, and the ledgers carried across a
 //! resumed run. Every job's front end (the binary, and later the Python package) builds its models here, so a spec
 //! means the same thing everywhere. Also the gateway's sessions over MCP, whose defenses are built here
-//! ([`gateway`]: a case's sandbox, judged and recorded as a run; the proxy), and the process's allocator options
-//! for a long job ([`allocator`]).
+//! ([`gateway`]: a case's sandbox, judged and recorded as a run; the proxy), the process's allocator options
+//! for a long job ([`allocator`]), a job's run in the store from start to finish ([`recording`]), and the red
+//! team's plan, targets, role models and seeds ([`redteam`]).
 
 pub mod allocator;
 pub mod config;
 pub mod doctor;
 pub mod gateway;
 mod models;
+pub mod recording;
+pub mod redteam;
 mod roles;
 
 pub use config::Config;
@@ -45,6 +48,12 @@ pub enum SetupError {
     /// A stored ledger could not be read back.
     #[error("{0}")]
     Ledger(String),
+    /// The red team's vulnerabilities or attacks cannot be chosen as asked.
+    #[error(transparent)]
+    Select(#[from] gauntlet_redteam::selection::SelectError),
+    /// A part of the run's record could not be encoded.
+    #[error("cannot encode the run's record: {0}")]
+    Encode(#[from] serde_json::Error),
 }
 
 impl SetupError {

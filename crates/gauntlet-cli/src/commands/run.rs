@@ -5,13 +5,13 @@ use crate::flags::{
     ModelFlags, Selection, StoreArgs, default_judge_tokens, open_store, report_models,
 };
 use crate::interrupt;
-use crate::job::{json_document, load_valid, resumed_run};
+use crate::job::{finish, json_document, load_valid, resumed_run};
 use crate::progress;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use gauntlet_cases::{PreparedCase, RunConfig, run};
 use gauntlet_core::Setting;
-use gauntlet_setup::{Models, config};
+use gauntlet_setup::{Models, config, recording::Recorded};
 use gauntlet_store::RunKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -137,57 +137,6 @@ pub(crate) fn checked_run_args(a: &RunArgs) -> Result<Vec<Setting>> {
     Ok(settings)
 }
 
-/// Where the run's episodes go: a new run in the store, or the resumed run, reopened, with the episodes it
-/// already has. `(None, [])` without a store.
-pub(crate) fn record_run(
-    store: Option<&gauntlet_store::Store>,
-    resumed: Option<&gauntlet_store::RunInfo>,
-    a: &RunArgs,
-    header: &gauntlet_report::json::RunHeader,
-    total: usize,
-) -> Result<(Option<String>, Vec<bool>)> {
-    let Some(st) = store else {
-        return Ok((None, Vec::new()));
-    };
-    let (args, header) = (serde_json::to_value(a)?, serde_json::to_value(header)?);
-    let plan = gauntlet_store::Plan::new(RunKind::Run, &args, &header, total);
-    let rec = st.record(&plan, resumed)?;
-    if resumed.is_some() && !a.quiet {
-        eprintln!(
-            "resuming run {}: {} of {total} episodes already done",
-            rec.id,
-            rec.done_count()
-        );
-    }
-    Ok((Some(rec.id), rec.done))
-}
-
-/// Ends a recorded run (nothing without a store): its models' ledgers saved, then complete with `summary`, or
-/// failed when there is none; a Ctrl-C after this no longer marks it interrupted. A failed run's ledger is saved
-/// on a best-effort basis: the run's own error is what the user must see.
-pub(crate) fn finish_recorded(
-    store: Option<&gauntlet_store::Store>,
-    run_id: Option<&str>,
-    models: &Models,
-    summary: Option<&serde_json::Value>,
-) -> Result<()> {
-    let (Some(st), Some(id)) = (store, run_id) else {
-        return Ok(());
-    };
-    interrupt::finished();
-    match summary {
-        Some(summary) => {
-            models.save_ledger(st, id)?;
-            st.finish_run(id, gauntlet_store::RunStatus::Complete, Some(summary))?;
-        }
-        None => {
-            let _ = models.save_ledger(st, id);
-            st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
-        }
-    }
-    Ok(())
-}
-
 /// With `--resume ID`: the stored arguments of run ID replace `a`'s, but for the flags that do not change what is
 /// run (output, concurrency, store, gates). Returns the run to resume.
 pub(crate) fn resume_run_args(
@@ -268,20 +217,6 @@ pub(crate) fn tell_run_end(
     }
 }
 
-/// An episode an earlier attempt of a resumed run stored.
-pub(crate) fn stored_episode(
-    store: Option<&gauntlet_store::Store>,
-    run_id: Option<&str>,
-    i: usize,
-) -> std::io::Result<gauntlet_cases::EpisodeRecord> {
-    let (Some(st), Some(id)) = (store, run_id) else {
-        return Err(std::io::Error::other("no store"));
-    };
-    st.episode(id, i)
-        .map_err(std::io::Error::other)?
-        .ok_or_else(|| std::io::Error::other(format!("episode {i} is not in the store")))
-}
-
 pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     interrupt::install();
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
@@ -321,8 +256,14 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let ids: Vec<String> = cases.iter().map(|c| c.case.id.clone()).collect();
     let header = gauntlet_report::json::RunHeader::new(&config, &names, defense.name(), &ids);
     let total = gauntlet_cases::run::plan_len(&cases, targets.len(), &config);
-    let (run_id, done) = record_run(store.as_ref(), resumed.as_ref(), &a, &header, total)?;
-    if let Some(id) = &run_id {
+    let (args, head) = (serde_json::to_value(&a)?, serde_json::to_value(&header)?);
+    let plan = gauntlet_store::Plan::new(RunKind::Run, &args, &head, total);
+    let rec = Recorded::start(store.as_ref(), &plan, resumed.as_ref())?;
+    if let Some(id) = &rec.id {
+        if resumed.is_some() && !a.quiet {
+            let done = rec.done_count();
+            eprintln!("resuming run {id}: {done} of {total} episodes already done");
+        }
         interrupt::recording(a.store.path.clone(), id.clone(), "run");
     }
     let started = Instant::now();
@@ -341,17 +282,10 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         }
     };
     let mut json_sink = json_document(a.json.as_deref(), &header, "episodes")?;
-    let mut store_sink = match (&store, &run_id) {
-        (Some(st), Some(id)) => Some(
-            st.writer(id)
-                .with_ledger(models.ledger_source())
-                .skipping(&done),
-        ),
-        _ => None,
-    };
-    let mut load = |i: usize| stored_episode(store.as_ref(), run_id.as_deref(), i);
-    let resume = run_id.as_ref().map(|_| gauntlet_cases::run::Resume {
-        done: &done,
+    let mut store_sink = rec.writer(&models).map(|w| w.skipping(&rec.done));
+    let mut load = |i: usize| rec.episode(i);
+    let resume = rec.id.as_ref().map(|_| gauntlet_cases::run::Resume {
+        done: &rec.done,
         load: &mut load,
     });
     let mut causes = CauseSink(Default::default(), &models);
@@ -387,8 +321,8 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
-            finish_recorded(store.as_ref(), run_id.as_deref(), &models, None)?;
-            if let Some(code) = stopped_early(&e, run_id.as_deref()) {
+            finish(&rec, &models, None)?;
+            if let Some(code) = stopped_early(&e, rec.id.as_deref()) {
                 return Ok(code);
             }
             return Err(e).context(match &a.json {
@@ -401,12 +335,7 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         j.finish("summary", &summary)
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    finish_recorded(
-        store.as_ref(),
-        run_id.as_deref(),
-        &models,
-        Some(&serde_json::to_value(&summary)?),
-    )?;
+    finish(&rec, &models, Some(&serde_json::to_value(&summary)?))?;
     let elapsed = started.elapsed();
     gauntlet_report::print_run(
         &mut gauntlet_report::tables_out(a.json.as_deref()),
@@ -420,7 +349,7 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
             &summary,
             elapsed,
             concurrency,
-            run_id.as_deref(),
+            rec.id.as_deref(),
         );
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::run_metrics(&summary));
