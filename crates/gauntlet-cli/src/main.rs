@@ -6,7 +6,6 @@ mod exit;
 mod flags;
 mod interrupt;
 mod job;
-mod progress;
 
 use crate::commands::cases::{CasesCommand, cmd_cases};
 use crate::commands::doctor::{DoctorArgs, cmd_doctor};

@@ -4,8 +4,8 @@
 //! resumed run. Every job's front end (the binary, and later the Python package) builds its models here, so a spec
 //! means the same thing everywhere. Also the gateway's sessions over MCP, whose defenses are built here
 //! ([`gateway`]: a case's sandbox, judged and recorded as a run; the proxy), the process's allocator options
-//! for a long job ([`allocator`]), a job's run in the store from start to finish ([`recording`]), and the red
-//! team's plan, targets, role models and seeds ([`redteam`]).
+//! for a long job ([`allocator`]), a job's run in the store from start to finish ([`recording`]), the red
+//! team's plan, targets, role models and seeds ([`redteam`]), and the safety-case run's plan and targets ([`run`]).
 
 pub mod allocator;
 pub mod config;
@@ -15,6 +15,7 @@ mod models;
 pub mod recording;
 pub mod redteam;
 mod roles;
+pub mod run;
 
 pub use config::Config;
 pub use models::{Limits, Models};

@@ -4,7 +4,6 @@ use crate::exit::{errored_exit, gate_exit, parse_gates, stopped_early};
 use crate::flags::{ModelFlags, StoreArgs, open_store, report_models};
 use crate::interrupt;
 use crate::job::{finish, json_document, resumed_run};
-use crate::progress;
 use anyhow::Result;
 use clap::Args;
 use gauntlet_setup::{config, redteam};
@@ -160,31 +159,6 @@ impl RedteamArgs {
     }
 }
 
-/// What the red team's cases add up to as they come: errored causes, and the progress line.
-pub(crate) struct CasesSeen {
-    pub(crate) causes: gauntlet_report::causes::Causes,
-    pub(crate) tally: gauntlet_redteam::job::Tally,
-    pub(crate) ticker: Option<progress::Ticker>,
-    pub(crate) total: usize,
-}
-
-impl CasesSeen {
-    fn case(&mut self, c: &gauntlet_redteam::RtCase) {
-        if c.judgement.outcome == gauntlet_judge::redteam::RtOutcome::Error {
-            self.causes.add(c.error.as_deref());
-        }
-        self.tally.add(c.judgement.outcome);
-        if let Some(t) = &self.ticker {
-            let t_ = &self.tally;
-            let done = (t_.passing + t_.failing + t_.errored + t_.unjudged) as usize;
-            t.set(
-                gauntlet_report::progress::redteam_line(t_, self.total),
-                done == self.total,
-            );
-        }
-    }
-}
-
 pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     interrupt::install();
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::REDTEAM_METRICS)?;
@@ -235,12 +209,7 @@ pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     }
     let mut store_writer = rec.writer(&models);
     let mut writer = json_document(a.json.as_deref(), &head, "cases")?;
-    let mut seen = CasesSeen {
-        causes: Default::default(),
-        tally: Default::default(),
-        ticker: progress::Ticker::start(total, "cases", a.quiet),
-        total,
-    };
+    let mut seen = gauntlet_report::progress::CasesSeen::start(total, a.quiet);
     let mut sink = |c: Option<&gauntlet_redteam::RtCase>| -> std::io::Result<()> {
         // Nothing came for a while: what is stored is committed now, as the next case may take minutes.
         let Some(c) = c else {

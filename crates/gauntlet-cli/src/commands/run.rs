@@ -6,12 +6,10 @@ use crate::flags::{
 };
 use crate::interrupt;
 use crate::job::{finish, json_document, load_valid, resumed_run};
-use crate::progress;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
-use gauntlet_cases::{PreparedCase, RunConfig, run};
-use gauntlet_core::Setting;
-use gauntlet_setup::{Models, config, recording::Recorded};
+use gauntlet_cases::{PreparedCase, run};
+use gauntlet_setup::{Models, config, recording::Recorded, run as setup_run};
 use gauntlet_store::RunKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -114,29 +112,6 @@ pub(crate) struct RunArgs {
     pub(crate) no_preflight: bool,
 }
 
-/// The run's settings, after checking the numeric flags.
-pub(crate) fn checked_run_args(a: &RunArgs) -> Result<Vec<Setting>> {
-    let mut settings = Vec::new();
-    for s in &a.settings {
-        let s: Setting = s
-            .parse()
-            .map_err(|e: String| anyhow::anyhow!("--settings: {e}"))?;
-        if !settings.contains(&s) {
-            settings.push(s);
-        }
-    }
-    if a.repeat == 0 {
-        bail!("--repeat: must be at least 1");
-    }
-    if a.max_turns == 0 {
-        bail!("--max-turns: must be at least 1");
-    }
-    if a.concurrency == Some(0) {
-        bail!("--concurrency: must be at least 1");
-    }
-    Ok(settings)
-}
-
 /// With `--resume ID`: the stored arguments of run ID replace `a`'s, but for the flags that do not change what is
 /// run (output, concurrency, store, gates). Returns the run to resume.
 pub(crate) fn resume_run_args(
@@ -156,35 +131,6 @@ pub(crate) fn resume_run_args(
     stored.fail_on = std::mem::take(&mut a.fail_on);
     *a = stored;
     Ok(Some(info))
-}
-
-/// The run's plan: settings, repetitions, concurrency, seed, turns and shard. `gated`: `--fail-on` was given,
-/// which a shard cannot honour.
-pub(crate) fn run_config(
-    a: &RunArgs,
-    settings: Vec<Setting>,
-    concurrency: usize,
-    gated: bool,
-) -> Result<RunConfig> {
-    if a.shard.is_some() && gated {
-        bail!(
-            "--fail-on: a shard's figures cover only its part of the run; gate the merged run instead (gauntlet report RUN_ID --fail-on …)"
-        );
-    }
-    let shard = a
-        .shard
-        .as_deref()
-        .map(gauntlet_cases::run::Shard::parse)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("--shard: {e}"))?;
-    Ok(RunConfig {
-        settings,
-        repeat: a.repeat,
-        concurrency,
-        seed: a.seed,
-        max_turns: a.max_turns,
-        shard,
-    })
 }
 
 /// The lines on stderr after a run's tables: model spend, time per episode, and where the results went.
@@ -222,24 +168,23 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
     let store = open_store(&a.store)?;
     let resumed = resume_run_args(&mut a, store.as_ref())?;
-    let settings = checked_run_args(&a)?;
-    let names: Vec<String> = if a.agents.is_empty() {
-        gauntlet_agents::BUILTIN_TARGETS
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    } else {
-        a.agents.clone()
-    };
+    let mut config = setup_run::plan(&setup_run::Ask {
+        settings: &a.settings,
+        repeat: a.repeat,
+        max_turns: a.max_turns,
+        concurrency: a.concurrency,
+        seed: a.seed,
+        shard: a.shard.as_deref(),
+        gated: !gates.is_empty(),
+    })?;
+    let names = setup_run::target_names(&a.agents);
     let cfg = config::Config::load_opt(a.config.as_deref())?;
-    let mut models = run_models_of(&cfg, &a)?;
+    let needs = setup_run::needs_models(&a.agents, &a.controller, a.judge.is_some(), &a.defense);
+    let mut models = a.models.build(&cfg, needs)?;
     if let (Some(st), Some(info)) = (&store, &resumed) {
         models.carry(st, &info.id)?;
     }
-    let targets = names
-        .iter()
-        .map(|n| models.target(n, &cfg, a.max_steps, "--agent"))
-        .collect::<Result<Vec<_>, _>>()?;
+    let targets = setup_run::targets(&models, &cfg, &names, a.max_steps)?;
     let attacker = models.controller(&a.controller)?;
     let judge = models.case_judge(a.judge.as_deref(), a.judge_max_tokens)?;
     let chosen = a.select.choose(load_valid(&a.suites)?.cases, a.seed)?;
@@ -249,7 +194,7 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let concurrency = a
         .concurrency
         .unwrap_or(if models.any() { 16.max(cores) } else { cores });
-    let config = run_config(&a, settings, concurrency, !gates.is_empty())?;
+    config.concurrency = concurrency;
     let defense = models.defense(&a.defense)?;
     let defense = defense.as_ref();
     models.preflight(a.no_preflight)?;
@@ -267,7 +212,7 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         interrupt::recording(a.store.path.clone(), id.clone(), "run");
     }
     let started = Instant::now();
-    let ticker = progress::Ticker::start(total, "episodes", a.quiet);
+    let ticker = gauntlet_report::progress::Ticker::start(total, "episodes", a.quiet);
     let progress = |p: &gauntlet_cases::ProgressInfo| {
         if let Some(t) = &ticker {
             t.set(
@@ -354,16 +299,4 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::run_metrics(&summary));
     Ok(errored_exit(&causes.0, "episodes", a.ignore_errors).unwrap_or(gated))
-}
-
-/// The models of a run: a runtime if a target, the controller, the judge or the defense needs one.
-pub(crate) fn run_models_of(cfg: &config::Config, a: &RunArgs) -> Result<Models> {
-    let needs = a
-        .agents
-        .iter()
-        .any(|n| gauntlet_agents::builtin_target(n).is_none())
-        || a.controller != "scripted"
-        || a.judge.is_some()
-        || gauntlet_defense::is_model_defense(&a.defense);
-    a.models.build(cfg, needs)
 }
