@@ -67,31 +67,6 @@ fn bar(done: usize, total: usize) -> String {
     "#".repeat(filled) + &"-".repeat(width - filled)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_eta_waits_for_a_full_wave_and_the_bar_fills() {
-        let mut p = gauntlet_cases::ProgressInfo {
-            total: 100,
-            done: 3,
-            ..Default::default()
-        };
-        assert!(run_line(&p, 3.0, 0.0, 4).contains("ETA –"));
-        p.done = 50;
-        let line = run_line(&p, 10.0, 0.25, 4);
-        assert!(
-            line.starts_with("[############------------] 50/100"),
-            "{line}"
-        );
-        assert!(
-            line.contains("ETA 10s") && line.ends_with("| $0.2500"),
-            "{line}"
-        );
-        assert_eq!(bar(5, 0), "#".repeat(24));
-    }
-}
 
 /// What the line says now.
 struct Line {
@@ -235,5 +210,31 @@ impl CasesSeen {
             let done = (t_.passing + t_.failing + t_.errored + t_.unjudged) as usize;
             t.set(redteam_line(t_, self.total), done == self.total);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eta_waits_for_a_full_wave_and_the_bar_fills() {
+        let mut p = gauntlet_cases::ProgressInfo {
+            total: 100,
+            done: 3,
+            ..Default::default()
+        };
+        assert!(run_line(&p, 3.0, 0.0, 4).contains("ETA –"));
+        p.done = 50;
+        let line = run_line(&p, 10.0, 0.25, 4);
+        assert!(
+            line.starts_with("[############------------] 50/100"),
+            "{line}"
+        );
+        assert!(
+            line.contains("ETA 10s") && line.ends_with("| $0.2500"),
+            "{line}"
+        );
+        assert_eq!(bar(5, 0), "#".repeat(24));
     }
 }
