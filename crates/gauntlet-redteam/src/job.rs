@@ -240,7 +240,7 @@ impl Report {
         for m in catalogue.mappings(&c.vulnerability) {
             self.by_framework.entry(m).or_default().add(o);
         }
-        if c.attack != "none" && !c.attack_changed_input {
+        if c.attack != crate::attacks::BASELINE && !c.attack_changed_input {
             self.attacks_unchanged += 1;
         }
         if c.attack_fallback.is_some() {
@@ -464,41 +464,44 @@ fn run_case(
     );
     let target = targets[p.target].as_ref();
     // What was sent and what came back: one message, or a whole multi-turn conversation.
-    let (input, output, events, error, turns, attack_fallback) =
-        if crate::multi_turn::is_multi_turn(&p.attack) {
-            let conv =
-                crate::multi_turn::run(&p.attack, &seed, target, attacker, config.multi_turn);
-            let (input, output) = conv
-                .final_turn()
-                .map(|t| (t.input.clone(), t.output.clone()))
-                .unwrap_or_default();
-            (
-                input,
-                output,
-                conv.events,
-                conv.error,
-                conv.turns,
-                conv.fallback,
-            )
-        } else {
-            let (input, attack_fallback) = if p.attack == "none" {
-                (seed.clone(), None)
-            } else if crate::model_attacks::is_model_method(&p.attack) {
-                crate::model_attacks::rewrite(&p.attack, &seed, attacker)
-            } else {
+    let method = crate::attacks::Method::of(&p.attack);
+    let (input, output, events, error, turns, attack_fallback) = if method
+        == Some(crate::attacks::Method::MultiTurn)
+    {
+        let conv = crate::multi_turn::run(&p.attack, &seed, target, attacker, config.multi_turn);
+        let (input, output) = conv
+            .final_turn()
+            .map(|t| (t.input.clone(), t.output.clone()))
+            .unwrap_or_default();
+        (
+            input,
+            output,
+            conv.events,
+            conv.error,
+            conv.turns,
+            conv.fallback,
+        )
+    } else {
+        use crate::attacks::Method;
+        let (input, attack_fallback) = match method {
+            Some(Method::Baseline) => (seed.clone(), None),
+            Some(Method::Model) => crate::model_attacks::rewrite(&p.attack, &seed, attacker),
+            // The plan holds only known methods; an unknown one would be sent as written.
+            Some(Method::Transform | Method::MultiTurn) | None => {
                 let t = gauntlet_attacks::transforms::apply(&p.attack, &seed, &mut rng)
                     .unwrap_or_else(|| seed.clone());
                 (t, None)
-            };
-            let mut gw = Gateway::new(World::new(), gauntlet_defense::allow_all_policy(), vec![]);
-            let mut agent = target.start(&Calibration::default());
-            let (output, error) = match agent.respond(&input, &mut gw) {
-                Ok(o) => (o, None),
-                Err(e) => (String::new(), Some(e.to_string())),
-            };
-            let (_, events) = gw.into_parts();
-            (input, output, events, error, Vec::new(), attack_fallback)
+            }
         };
+        let mut gw = Gateway::new(World::new(), gauntlet_defense::allow_all_policy(), vec![]);
+        let mut agent = target.start(&Calibration::default());
+        let (output, error) = match agent.respond(&input, &mut gw) {
+            Ok(o) => (o, None),
+            Err(e) => (String::new(), Some(e.to_string())),
+        };
+        let (_, events) = gw.into_parts();
+        (input, output, events, error, Vec::new(), attack_fallback)
+    };
     let judgement = match &error {
         Some(e) => RtJudgement {
             outcome: RtOutcome::Error,

@@ -67,7 +67,6 @@ fn bar(done: usize, total: usize) -> String {
     "#".repeat(filled) + &"-".repeat(width - filled)
 }
 
-
 /// What the line says now.
 struct Line {
     text: String,
