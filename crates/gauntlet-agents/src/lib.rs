@@ -13,11 +13,13 @@
 //! [`HttpTarget`] (an app behind an HTTP endpoint).
 
 pub mod chat;
+#[cfg(feature = "http")]
 pub mod http;
 pub mod llm;
 pub mod reference;
 
 pub use chat::{CANARY, CHAT_TARGETS, ChatTarget};
+#[cfg(feature = "http")]
 pub use http::HttpTarget;
 pub use llm::{DEFAULT_SYSTEM_PROMPT, LlmTarget};
 pub use reference::{ReferenceAgent, ReferenceKind};

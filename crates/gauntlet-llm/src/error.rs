@@ -102,6 +102,7 @@ impl LlmError {
 
 /// A transport error as a user can act on it: the endpoint's `host:port` (never its path or query, which may carry a
 /// key), what went wrong (refused, reset, DNS, TLS, timeout) and the innermost cause the network stack gave.
+#[cfg(feature = "http")]
 pub fn describe_transport(e: &reqwest::Error) -> String {
     let at = e
         .url()
@@ -151,7 +152,7 @@ pub fn describe_transport(e: &reqwest::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{describe_transport, redact};
+    use super::redact;
 
     #[test]
     fn secrets_are_redacted_with_the_token_of_an_authorization_value_alone() {
@@ -168,6 +169,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn a_refused_connection_names_host_port_and_cause_but_not_the_path() {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -184,7 +186,7 @@ mod tests {
         let Err(e) = rt.block_on(reqwest::Client::new().get(&url).send()) else {
             panic!("a closed port answered");
         };
-        let d = describe_transport(&e);
+        let d = super::describe_transport(&e);
         assert!(
             d.starts_with(&format!("127.0.0.1:{port}: connection refused (")),
             "{d}"

@@ -8,12 +8,15 @@
 //! written anywhere:
 //! not to the cache (requests are keyed without headers), not to logs, not to reports.
 
+#[cfg(feature = "http")]
 pub mod anthropic;
 pub mod cache;
 pub mod env;
 pub mod error;
+#[cfg(feature = "http")]
 pub mod openai;
 pub mod pool;
+#[cfg(feature = "http")]
 pub mod preflight;
 pub mod spec;
 pub mod types;
@@ -21,7 +24,9 @@ pub mod types;
 pub use cache::{Cache, CacheMode};
 pub use error::{LlmError, ModelStopped};
 pub use pool::{BREAKER_AFTER, Ledger, LedgerSnapshot, Pool, PoolConfig};
-pub use spec::{ModelSpec, ProviderConfig, build_model};
+#[cfg(feature = "http")]
+pub use spec::build_model;
+pub use spec::{ModelSpec, ProviderConfig};
 pub use types::{
     ChatModel, ChatRequest, ChatResponse, Message, ModelFuture, Role, ToolCallOut, ToolDef, Usage,
 };
@@ -30,6 +35,7 @@ pub use types::{
 /// (scheme, host and port), at most 10. A redirect to another origin is not followed, so the credentials a request
 /// carries — an API key, configured headers such as `X-Api-Key: $APP_TOKEN` — never reach a host they were not
 /// configured for; the 3xx is answered to the caller, which reports it as the error it then is.
+#[cfg(feature = "http")]
 pub fn same_origin_redirects() -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::custom(|attempt| {
         let from = attempt.previous().first().map(reqwest::Url::origin);
@@ -45,6 +51,7 @@ pub fn same_origin_redirects() -> reqwest::redirect::Policy {
 
 /// Installs the `ring` crypto provider for rustls (once per process). Building an HTTPS client without a
 /// provider panics, so every client in this crate calls this first.
+#[cfg(feature = "http")]
 pub fn install_crypto() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -52,7 +59,7 @@ pub fn install_crypto() {
     });
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use std::io::{BufRead, BufReader, Write};
 

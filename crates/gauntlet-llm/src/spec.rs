@@ -1,10 +1,14 @@
 //! Model specs (`provider/model`) and provider configuration: base URL, key variable, headers, prices.
 
+#[cfg(feature = "http")]
 use crate::anthropic::Anthropic;
 use crate::error::LlmError;
+#[cfg(feature = "http")]
 use crate::openai::OpenAiCompatible;
+#[cfg(feature = "http")]
 use crate::types::ChatModel;
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "http")]
 use std::sync::Arc;
 
 /// Which wire protocol a provider speaks.
@@ -160,6 +164,7 @@ pub fn resolve(
     Ok(merged)
 }
 
+#[cfg(feature = "http")]
 /// Builds a provider client for a spec. The API key is read from the environment now; a missing variable
 /// is an error only for providers that name one.
 pub fn build_model(spec: &ModelSpec, cfg: &ProviderConfig) -> Result<Arc<dyn ChatModel>, LlmError> {
@@ -269,6 +274,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn a_missing_key_is_named() {
         let spec = ModelSpec::parse("openai/gpt-x").unwrap_or_else(|e| panic!("{e}"));

@@ -142,3 +142,36 @@ fn no_long_function_and_no_longer_binary_than_its_ceiling() {
         "the binary crate has {cli_lines} lines (ceiling {CLI_LINES_CEILING}): move domain logic into a library"
     );
 }
+
+/// The crates that need only the case format and the `ChatModel` interface build without the HTTP stack (issue 14:
+/// `cargo tree -p gauntlet-privilege -e normal | grep -c reqwest` = 0): reqwest comes in only through the
+/// `http` features of `gauntlet-llm` and `gauntlet-agents`, which `gauntlet-setup` turns on.
+#[test]
+fn privilege_and_the_store_do_not_pull_in_the_http_stack() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    for krate in ["gauntlet-privilege", "gauntlet-store", "gauntlet-cases"] {
+        let out = std::process::Command::new(&cargo)
+            .current_dir(workspace())
+            .args(["tree", "--offline", "-e", "normal", "-p", krate])
+            .output()
+            .unwrap_or_else(|e| panic!("cargo tree: {e}"));
+        let tree = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "cargo tree -p {krate}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(tree.contains("gauntlet-core"), "{krate}: {tree}");
+        let http: Vec<&str> = tree
+            .lines()
+            .filter(|l| {
+                l.contains(" reqwest v") || l.contains(" rustls v") || l.contains(" hyper v")
+            })
+            .collect();
+        assert!(
+            http.is_empty(),
+            "{krate} pulls in the HTTP stack:\n{}",
+            http.join("\n")
+        );
+    }
+}
