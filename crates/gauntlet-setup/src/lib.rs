@@ -3,14 +3,16 @@
 //! endpoints a job will call (for the preflight check), the circuit breakers, and the ledgers carried across a
 //! resumed run. Every job's front end (the binary, and later the Python package) builds its models here, so a spec
 //! means the same thing everywhere. Also the gateway's sessions over MCP, whose defenses are built here
-//! ([`gateway`]: a case's sandbox, judged and recorded as a run; the proxy), and the process's allocator options
-//! for a long job ([`allocator`]).
+//! ([`gateway`]: a case's sandbox, judged and recorded as a run; the proxy), the privilege job's scoring of its
+//! defenses, each decision recorded and a resumed run's scores kept ([`privilege`]), and the process's allocator
+//! options for a long job ([`allocator`]).
 
 pub mod allocator;
 pub mod config;
 pub mod doctor;
 pub mod gateway;
 mod models;
+pub mod privilege;
 mod roles;
 
 pub use config::Config;
