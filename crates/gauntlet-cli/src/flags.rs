@@ -76,6 +76,17 @@ pub(crate) struct Selection {
 }
 
 impl Selection {
+    /// The selection as the privilege job's suites take it, with the seed of its sample.
+    pub(crate) fn choice(&self, seed: u64) -> gauntlet_privilege::suites::Choice<'_> {
+        let (cases, filters, limit) = (&self.cases, &self.filters, self.limit);
+        gauntlet_privilege::suites::Choice {
+            cases,
+            filters,
+            limit,
+            seed,
+        }
+    }
+
     /// The chosen cases of `cases` (see [`gauntlet_cases::suite::choose`]).
     pub(crate) fn choose(
         &self,

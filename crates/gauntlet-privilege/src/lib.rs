@@ -7,7 +7,8 @@
 //! recipient, and the id of the rule that decided; each defense then decides every probe through its own policy,
 //! and [`score`] turns the decisions into sufficiency, harm-weighted over-privilege leakage per axis,
 //! over-restriction, attack admission and an adequacy census. [`audit`] draws a stratified sample for a person
-//! to check the oracle.
+//! to check the oracle. [`suites`] builds the suite of the job's `--suite` paths (case files, the built-in suite,
+//! AgentDojo exports), chosen by case patterns, filters and a seeded sample.
 //!
 //! This crate reads the case format of `gauntlet-cases` (a sibling at the same layer: the cases are its adapter).
 
@@ -17,6 +18,7 @@ pub mod builtin;
 pub mod oracle;
 pub mod probe;
 pub mod score;
+pub mod suites;
 
 pub use builtin::generate;
 pub use probe::{Label, Probe, ProbeSuite, Source};

@@ -9,6 +9,23 @@ use std::sync::{Arc, Mutex};
 /// The schema identifier of the document.
 pub const SCHEMA: &str = "gauntlet.run/v1";
 
+/// The schema identifier of a privilege job's document.
+pub const PRIVILEGE_SCHEMA: &str = "gauntlet.privilege/v1";
+
+/// A privilege job's head, stored with its run before any defense is scored: the schema and the suite's census.
+pub fn privilege_head(census: &gauntlet_privilege::score::Census) -> serde_json::Value {
+    serde_json::json!({"schema": PRIVILEGE_SCHEMA, "census": census})
+}
+
+/// A privilege job's document (`--json`, and the run's stored summary): the schema, the census and one score per
+/// defense.
+pub fn privilege_document(
+    census: &gauntlet_privilege::score::Census,
+    scores: &[gauntlet_privilege::DefenseScore],
+) -> serde_json::Value {
+    serde_json::json!({"schema": PRIVILEGE_SCHEMA, "census": census, "defenses": scores})
+}
+
 /// Streams a run as one JSON document.
 pub struct JsonSink<W: Write> {
     doc: Streamed<W>,

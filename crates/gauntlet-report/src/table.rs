@@ -253,6 +253,22 @@ pub fn print_run(
     Ok(())
 }
 
+/// Writes a privilege job's tables, as the terminal shows them: the suite (`tasks` and its census), one row per
+/// defense, and how to read leakage.
+pub fn print_privilege(
+    out: &mut dyn std::io::Write,
+    tasks: usize,
+    census: &gauntlet_privilege::score::Census,
+    scores: &[gauntlet_privilege::DefenseScore],
+) -> std::io::Result<()> {
+    writeln!(out, "Privilege: {tasks} tasks, {}", census.summary())?;
+    writeln!(out, "{}", privilege_table(scores))?;
+    writeln!(
+        out,
+        "Leakage is the harm-weighted share of excess calls admitted (weights 0/1/3/9/27 by tier); a defense whose sufficiency is below 100% fails the gate (✗) and its other numbers do not count; N/A marks axes the defense does not declare."
+    )
+}
+
 /// Writes a red-team run's tables, as the terminal shows them; `head` is the run's `--json` head (or its stored
 /// header), read as a [`gauntlet_redteam::job::Head`].
 pub fn print_redteam(

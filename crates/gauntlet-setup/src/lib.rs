@@ -5,13 +5,16 @@
 //! means the same thing everywhere. Also the gateway's sessions over MCP, whose defenses are built here
 //! ([`gateway`]: a case's sandbox, judged and recorded as a run; the proxy), the process's allocator options
 //! for a long job ([`allocator`]), a job's run in the store from start to finish ([`recording`]), the red
-//! team's plan, targets, role models and seeds ([`redteam`]), and the safety-case run's plan and targets ([`run`]).
+//! team's plan, targets, role models and seeds ([`redteam`]), the safety-case run's plan and targets ([`run`]),
+//! and the privilege job's scoring of its defenses, each decision recorded and a resumed run's scores kept
+//! ([`privilege`]).
 
 pub mod allocator;
 pub mod config;
 pub mod doctor;
 pub mod gateway;
 mod models;
+pub mod privilege;
 pub mod recording;
 pub mod redteam;
 mod roles;

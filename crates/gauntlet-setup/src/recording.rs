@@ -47,6 +47,11 @@ impl<'s> Recorded<'s> {
         self.done.get(i).copied().unwrap_or(false)
     }
 
+    /// The store and the run's id, when there is a store.
+    pub fn at(&self) -> Option<(&'s Store, &str)> {
+        self.store.zip(self.id.as_deref())
+    }
+
     fn run(&self) -> std::io::Result<(&'s Store, &str)> {
         match (self.store, self.id.as_deref()) {
             (Some(st), Some(id)) => Ok((st, id)),

@@ -2,9 +2,15 @@
 
 use crate::exit::{gate_exit, parse_gates};
 use crate::flags::{ModelFlags, Selection, StoreArgs, open_store, report_models};
-use crate::job::{load_valid, resumed_run};
+use crate::job::resumed_run;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
+use gauntlet_defense::is_model_defense;
+use gauntlet_privilege::ProbeSuite;
+use gauntlet_privilege::suites::{self, SuiteError};
+use gauntlet_report::{file::write_atomic, gate::privilege_metrics, tables_out};
+use gauntlet_setup::privilege::{self, score_defenses};
+use gauntlet_setup::recording::Recorded;
 use gauntlet_setup::{Models, config};
 use gauntlet_store::RunKind;
 use std::io::Write;
@@ -151,49 +157,30 @@ pub(crate) fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
             suite.tasks.len()
         );
     }
-    let census = gauntlet_privilege::score::census(&suite);
-    let header = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census});
-    let recorded = match &store {
-        Some(st) => {
-            let args = serde_json::to_value(&job)?;
-            let kind = RunKind::Privilege;
-            let plan = gauntlet_store::Plan::new(kind, &args, &header, job.defense.len());
-            let rec = st.record(&plan, resumed.as_ref())?;
-            st.record_probes(&rec.id, &suite)?;
-            Some((st, rec.id))
-        }
-        None => None,
-    };
+    let (args, n) = (serde_json::to_value(&job)?, job.defense.len());
+    let rec = privilege::record(store.as_ref(), &args, &suite, n, resumed.as_ref())?;
     let cfg = config::Config::load_opt(job.config.as_deref())?;
-    let needs = job
-        .defense
-        .iter()
-        .any(|d| gauntlet_defense::is_model_defense(d));
+    let needs = job.defense.iter().any(|d| is_model_defense(d));
     let mut models = a.models.build(&cfg, needs)?;
-    if let Some((st, id)) = &recorded {
+    if let Some((st, id)) = rec.at() {
         // A resumed run's earlier spend (nothing for a new run).
         models.carry(st, id)?;
     }
-    let code = match privilege_report(
+    let json = a.json.as_deref();
+    let code = privilege_report(
         &suite,
         &models,
         &job.defense,
-        a.json.as_deref(),
-        recorded.as_ref().map(|(st, id)| (*st, id.as_str())),
+        json,
+        Some(&rec),
         (&gates, a.quiet),
-    ) {
-        Ok(c) => c,
-        Err(e) => {
-            if let Some((st, id)) = &recorded {
-                // The run's error is what matters; a ledger that cannot be saved must not hide it.
-                let _ = models.save_ledger(st, id);
-                st.finish_run(id, gauntlet_store::RunStatus::Failed, None)?;
-            }
-            report_models(&models);
-            return Err(e);
-        }
-    };
-    if let Some((_, id)) = &recorded {
+    );
+    let code = code.or_else(|e| {
+        rec.finish(&models, None)?;
+        report_models(&models);
+        Err(e)
+    })?;
+    if let Some(id) = &rec.id {
         eprintln!(
             "privilege run {id} recorded in {} (gauntlet report {id}{} --format html|md|json)",
             a.store.path.display(),
@@ -204,50 +191,32 @@ pub(crate) fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
 }
 
 pub(crate) fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
+    let all = Selection::default();
     match a.command {
         Some(PrivilegeCommand::Export { suites, out }) => {
-            let suite = privilege_suite(&suites, &Selection::default(), 1)?;
-            gauntlet_report::file::write_atomic(&out, suite.to_jsonl().as_bytes())
-                .context("--out")?;
-            let n = suite.probes().count();
-            eprintln!(
-                "wrote {} probes of {} tasks to {}",
-                n,
-                suite.tasks.len(),
-                out.display()
-            );
-            Ok(ExitCode::SUCCESS)
+            let suite = privilege_suite(&suites, &all, 1)?;
+            write_atomic(&out, suite.to_jsonl().as_bytes()).context("--out")?;
+            let (n, tasks) = (suite.probes().count(), suite.tasks.len());
+            eprintln!("wrote {n} probes of {tasks} tasks to {}", out.display());
         }
         Some(PrivilegeCommand::Audit {
             suites,
             sample,
             seed,
         }) => {
-            let suite = privilege_suite(&suites, &Selection::default(), 1)?;
+            let suite = privilege_suite(&suites, &all, 1)?;
             let drawn = gauntlet_privilege::audit::sample(&suite, sample, seed);
             print!("{}", gauntlet_privilege::audit::render(&suite, &drawn));
-            eprintln!(
-                "{} of {} probes drawn (seed {seed}); rules: docs/privilege.md",
-                drawn.len(),
-                suite.probes().count()
-            );
-            Ok(ExitCode::SUCCESS)
+            let (n, probes) = (drawn.len(), suite.probes().count());
+            eprintln!("{n} of {probes} probes drawn (seed {seed}); rules: docs/privilege.md");
         }
         Some(PrivilegeCommand::Candidates { suite, out }) => {
-            let path = suite.to_string_lossy();
-            let path = path.trim_start_matches("agentdojo:");
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("--suite {path}: cannot read the AgentDojo export"))?;
-            let lines = gauntlet_privilege::agentdojo::candidates(&text)
-                .map_err(|e| anyhow::anyhow!("--suite {path}: {e}"))?;
-            gauntlet_report::file::write_atomic(&out, lines.as_bytes()).context("--out")?;
+            let (path, lines) = suites::candidates(&suite)?;
+            write_atomic(&out, lines.as_bytes()).context("--out")?;
+            let (n, out) = (lines.lines().count(), out.display());
             eprintln!(
-                "wrote {} candidates to {} (execute them: adapters/agentdojo/execute.py --export {path} --candidates {} --out {path})",
-                lines.lines().count(),
-                out.display(),
-                out.display()
+                "wrote {n} candidates to {out} (execute them: adapters/agentdojo/execute.py --export {path} --candidates {out} --out {path})"
             );
-            Ok(ExitCode::SUCCESS)
         }
         Some(PrivilegeCommand::Score {
             file,
@@ -255,162 +224,67 @@ pub(crate) fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
             json,
             config,
         }) => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            let suite = gauntlet_privilege::ProbeSuite::from_jsonl(&text)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let cfg = config::Config::load_opt(config.as_deref())?;
-            let models = Models::for_defenses(&cfg, &defense)?;
-            privilege_report(
+            let suite = suites::read_exported(&file)?;
+            let models =
+                Models::for_defenses(&config::Config::load_opt(config.as_deref())?, &defense)?;
+            return privilege_report(
                 &suite,
                 &models,
                 &defense,
                 json.as_deref(),
                 None,
                 (&[], false),
-            )
-        }
-        None => privilege_job(&a),
-    }
-}
-
-/// The probe suite of `--suite`: case files and directories (default: the built-in suite), or
-/// `agentdojo:FILE`, an export written by `adapters/agentdojo/export.py`.
-pub(crate) fn privilege_suite(
-    suites: &[PathBuf],
-    sel: &Selection,
-    seed: u64,
-) -> Result<gauntlet_privilege::ProbeSuite> {
-    let (dojo, cases): (Vec<&PathBuf>, Vec<&PathBuf>) = suites
-        .iter()
-        .partition(|p| p.to_string_lossy().starts_with("agentdojo:"));
-    // `builtin` names the embedded suite (the default when no case path is given).
-    let builtin_named = suites.iter().any(|p| p.as_os_str() == "builtin");
-    let cases: Vec<&PathBuf> = cases
-        .into_iter()
-        .filter(|p| p.as_os_str() != "builtin")
-        .collect();
-    let mut suite = gauntlet_privilege::ProbeSuite::default();
-    if !dojo.is_empty() && !sel.filters.is_empty() {
-        bail!("--filter: AgentDojo tasks have no risk, env or attack; choose them with --case");
-    }
-    if !cases.is_empty() || dojo.is_empty() || builtin_named {
-        let cases: Vec<PathBuf> = cases.into_iter().cloned().collect();
-        // Chosen before generating, so the cases left out are not labelled. With an AgentDojo suite beside them,
-        // patterns and the sample are over all tasks (below).
-        let only_filters = Selection {
-            filters: sel.filters.clone(),
-            ..Selection::default()
-        };
-        let chosen = if dojo.is_empty() { sel } else { &only_filters };
-        let mut chosen = chosen.choose(load_valid(&cases)?.cases, seed)?;
-        let wildcard = gauntlet_cases::suite::wildcard;
-        chosen.retain(|c| sel.cases.is_empty() || sel.cases.iter().any(|p| wildcard(p, &c.id)));
-        suite
-            .tasks
-            .extend(gauntlet_privilege::generate(&chosen).tasks);
-    }
-    for d in dojo {
-        let path = d
-            .to_string_lossy()
-            .trim_start_matches("agentdojo:")
-            .to_string();
-        let (s, asserted) =
-            gauntlet_privilege::agentdojo::load_file(&path).map_err(anyhow::Error::msg)?;
-        if asserted > 0 {
-            eprintln!(
-                "note: {asserted} of {} AgentDojo labels are asserted by rule, not confirmed by execution; to execute them: \
-                 gauntlet privilege candidates --suite {path} --out candidates.jsonl, then \
-                 adapters/agentdojo/execute.py --export {path} --candidates candidates.jsonl --out {path} (docs/privilege.md)",
-                s.probes().count()
             );
         }
-        suite.tasks.extend(s.tasks);
+        None => return privilege_job(&a),
     }
-    Ok(suite.select(&sel.cases, sel.limit, seed)?)
+    Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn privilege_report(
-    suite: &gauntlet_privilege::ProbeSuite,
+/// The probe suite of `--suite` ([`suites::load`]), its notes and a broken suite's problems printed to standard
+/// error.
+fn privilege_suite(paths: &[PathBuf], sel: &Selection, seed: u64) -> Result<ProbeSuite> {
+    suites::load(paths, &sel.choice(seed), &mut |n| eprintln!("{n}")).map_err(|e| {
+        if let SuiteError::Problems(problems) = &e {
+            problems.iter().for_each(|d| eprintln!("{d}"));
+        }
+        e.into()
+    })
+}
+
+/// Scores the defenses ([`score_defenses`]), prints the tables, writes `--json`, completes the stored run and
+/// applies the gates.
+fn privilege_report(
+    suite: &ProbeSuite,
     models: &Models,
     defenses: &[String],
     json: Option<&std::path::Path>,
-    store: Option<(&gauntlet_store::Store, &str)>,
+    recorded: Option<&Recorded<'_>>,
     (gates, quiet): (&[gauntlet_report::gate::Gate], bool),
 ) -> Result<ExitCode> {
     let census = gauntlet_privilege::score::census(suite);
-    let mut scores = Vec::new();
-    let done = match store {
-        Some((st, id)) => st.done(id, defenses.len())?,
-        None => Vec::new(),
-    };
-    for (i, spec) in defenses.iter().enumerate() {
-        if let (Some((st, id)), true) = (store, done.get(i).copied().unwrap_or(false)) {
-            // Scored by an earlier attempt of this run.
-            let stored = st.item_as(id, i)?;
-            scores.push(stored.with_context(|| format!("run {id}: no stored score of {spec}"))?);
-            continue;
-        }
-        let d = models.defense(spec)?;
-        let started = Instant::now();
-        let mut writer = store.map(|(st, id)| st.writer(id).with_ledger(models.ledger_source()));
-        let s =
-            gauntlet_privilege::score_with(suite, d.as_ref(), &mut |k, _, decision| match writer
-                .as_mut()
-            {
-                Some(w) => w
-                    .decision(i, k, decision)
-                    .map_err(|e| gauntlet_defense::DefenseError {
-                        defense: spec.clone(),
-                        message: format!("recording the decision: {e}"),
-                    }),
-                None => Ok(()),
-            })
-            .map_err(|e| anyhow::anyhow!("scoring {spec}: {e}"))?;
-        if let Some(mut w) = writer {
-            w.commit()?;
-        }
-        let secs = started.elapsed().as_secs_f64();
-        let rate = s.decisions as f64 / secs.max(1e-9);
+    let at = recorded.and_then(Recorded::at);
+    let scores = score_defenses(suite, models, defenses, at, &mut |s, secs| {
+        let (rate, n) = (s.decisions as f64 / secs.max(1e-9), s.decisions);
         if !quiet {
             eprintln!(
-                "{}: {} decisions in {secs:.3} s ({rate:.0} decisions/s)",
-                s.defense, s.decisions
+                "{}: {n} decisions in {secs:.3} s ({rate:.0} decisions/s)",
+                s.defense
             );
         }
-        if let Some((st, id)) = store {
-            let mut w = st.writer(id);
-            w.item(i, "privilege-score", None, &serde_json::to_string(&s)?)?;
-            w.commit()?;
-        }
-        scores.push(s);
-    }
-    let mut out = gauntlet_report::tables_out(json);
-    writeln!(
-        out,
-        "Privilege: {} tasks, {}",
-        suite.tasks.len(),
-        census.summary()
-    )?;
-    writeln!(out, "{}", gauntlet_report::privilege_table(&scores))?;
-    writeln!(
-        out,
-        "Leakage is the harm-weighted share of excess calls admitted (weights 0/1/3/9/27 by tier); a defense whose sufficiency is below 100% fails the gate (✗) and its other numbers do not count; N/A marks axes the defense does not declare."
-    )?;
-    let doc = serde_json::json!({"schema": "gauntlet.privilege/v1", "census": census, "defenses": scores});
+    })?;
+    let tasks = suite.tasks.len();
+    gauntlet_report::print_privilege(&mut tables_out(json), tasks, &census, &scores)?;
+    let doc = gauntlet_report::privilege_document(&census, &scores);
     if let Some(path) = json {
         let mut w = gauntlet_report::json_out(path).context("--json")?;
         writeln!(w, "{}", serde_json::to_string_pretty(&doc)?)
             .and_then(|()| w.flush())
             .with_context(|| format!("--json: cannot write {}", path.display()))?;
     }
-    if let Some((st, id)) = store {
-        models.save_ledger(st, id)?;
-        st.finish_run(id, gauntlet_store::RunStatus::Complete, Some(&doc))?;
+    if let Some(r) = recorded {
+        r.finish(models, Some(&doc))?;
     }
     report_models(models);
-    Ok(gate_exit(
-        gates,
-        &gauntlet_report::gate::privilege_metrics(&scores),
-    ))
+    Ok(gate_exit(gates, &privilege_metrics(&scores)))
 }
