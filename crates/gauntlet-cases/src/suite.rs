@@ -26,6 +26,19 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// The line `cases lint` ends with: files read, valid cases, and the problems and the files they are in.
+    pub fn lint_line(&self) -> String {
+        let bad_files: std::collections::BTreeSet<&str> =
+            self.diagnostics.iter().map(|d| d.file.as_str()).collect();
+        format!(
+            "{} file(s), {} case(s) valid, {} problem(s) in {} file(s)",
+            self.files,
+            self.cases.len(),
+            self.diagnostics.len(),
+            bad_files.len()
+        )
+    }
+
     /// The cases `ids` names, in that order (a stored run's, from its suites as they are now); the first id that
     /// is not among them is the error.
     pub fn pick(self, ids: &[String]) -> Result<Vec<Case>, String> {

@@ -1,8 +1,8 @@
 //! What the jobs share around their run: the cases they load, the run they resume, the `--json` they stream.
 
-use crate::interrupt;
 use anyhow::{Context, Result, bail};
 use gauntlet_cases::{Loaded, Source};
+use gauntlet_setup::interrupt;
 use gauntlet_setup::recording::Recorded;
 use gauntlet_store::RunKind;
 use std::path::PathBuf;
@@ -74,6 +74,23 @@ pub(crate) fn json_document(
     let doc = gauntlet_report::json::SharedDoc::new(doc);
     interrupt::closes(&doc);
     Ok(Some(doc))
+}
+
+/// The job's run is recorded from now on: a resumed run says how much it has (unless `quiet`), and Ctrl-C marks
+/// it interrupted.
+pub(crate) fn recording(
+    rec: &Recorded<'_>,
+    (kind, cmd): (RunKind, &'static str),
+    resumed: bool,
+    quiet: bool,
+    store: &std::path::Path,
+) {
+    let Some(id) = &rec.id else { return };
+    if resumed && !quiet {
+        let line = kind.resuming_line(id, rec.done_count(), rec.done.len());
+        eprintln!("{line}");
+    }
+    interrupt::recording(store.to_path_buf(), id.clone(), cmd);
 }
 
 /// Ends the job's recorded run (see [`Recorded::finish`]): a Ctrl-C from now on no longer marks it interrupted.

@@ -4,7 +4,6 @@
 mod commands;
 mod exit;
 mod flags;
-mod interrupt;
 mod job;
 
 use crate::commands::cases::{CasesCommand, cmd_cases};

@@ -6,13 +6,15 @@
 //! ([`gateway`]: a case's sandbox, judged and recorded as a run; the proxy), the process's allocator options
 //! for a long job ([`allocator`]), a job's run in the store from start to finish ([`recording`]), the red
 //! team's plan, targets, role models and seeds ([`redteam`]), the safety-case run's plan and targets ([`run`]),
-//! and the privilege job's scoring of its defenses, each decision recorded and a resumed run's scores kept
-//! ([`privilege`]).
+//! the privilege job's scoring of its defenses, each decision recorded and a resumed run's scores kept
+//! ([`privilege`]), and what Ctrl-C does to a job's run ([`interrupt`]: the `--json` closed, the run marked
+//! interrupted).
 
 pub mod allocator;
 pub mod config;
 pub mod doctor;
 pub mod gateway;
+pub mod interrupt;
 mod models;
 pub mod privilege;
 pub mod recording;

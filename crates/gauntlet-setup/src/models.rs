@@ -139,6 +139,13 @@ impl Models {
         self.runtime.is_some()
     }
 
+    /// How many episodes or cases a job runs at once unless told: the cores, or at least 16 when models are in
+    /// play (model targets spend their time waiting on the network).
+    pub fn default_workers(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        if self.any() { 16.max(cores) } else { cores }
+    }
+
     /// Notes an endpoint the job will call (`flag spec` at `url`), for [`Models::preflight`]. A model under
     /// `--cache replay` answers from the cache and is never called.
     pub fn expect(&self, flag: &str, spec: &str, url: &str, model: bool) {

@@ -212,6 +212,17 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// Whether SQLite found the database locked by another connection (`SQLITE_BUSY`).
+    fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Sqlite {
+                source: rusqlite::Error::SqliteFailure(f, _),
+                ..
+            } if f.code == rusqlite::ErrorCode::DatabaseBusy
+        )
+    }
+
     /// Whether opening failed for want of write access (a read-only file, directory or file system).
     fn denied_writing(&self) -> bool {
         use rusqlite::ErrorCode::{CannotOpen, PermissionDenied, ReadOnly};
@@ -341,6 +352,38 @@ pub enum RunKind {
 }
 
 impl RunKind {
+    /// The line a job prints when it continues run `id`, `done` of whose `total` results are stored.
+    pub fn resuming_line(self, id: &str, done: usize, total: usize) -> String {
+        let what = match self {
+            RunKind::Redteam | RunKind::RedteamReplay => "red-team run",
+            RunKind::Privilege => "privilege run",
+            RunKind::Run | RunKind::Replay | RunKind::Gateway => "run",
+        };
+        let (results, _) = self.plans();
+        let results = if self == RunKind::Privilege {
+            "defenses"
+        } else {
+            results
+        };
+        format!("resuming {what} {id}: {done} of {total} {results} already done")
+    }
+
+    /// The line a job prints once its run is recorded: where, and the report command that renders it.
+    pub fn recorded_line(self, id: &str, store: &Path) -> String {
+        let (what, formats) = match self {
+            RunKind::Redteam | RunKind::RedteamReplay => {
+                ("red-team run", "html|md|junit|json|jsonl")
+            }
+            RunKind::Privilege => ("privilege run", "html|md|json"),
+            RunKind::Run | RunKind::Replay | RunKind::Gateway => {
+                ("run", "html|md|junit|json|jsonl")
+            }
+        };
+        let flag = store_flag(store);
+        let path = store.display();
+        format!("{what} {id} recorded in {path} (gauntlet report {id}{flag} --format {formats})")
+    }
+
     /// What a run of this kind plans, and what can change its plan (for [`StoreError::PlanChanged`]).
     fn plans(self) -> (&'static str, &'static str) {
         match self {
@@ -606,6 +649,23 @@ impl Store {
 
     /// Opens (creating it and its directory if needed) and migrates the store at `path`, for writing.
     fn open_writable(path: &Path) -> Result<Store> {
+        // Of processes creating one store at once, SQLite answers some steps (switching a new file to WAL, its first
+        // recovery) with SQLITE_BUSY at once, without its busy handler: those are retried for as long as the busy
+        // timeout, so a `runs list` polling a starting run, or shards started together, never fail on it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            match Store::open_writable_once(path) {
+                Err(e) if e.is_busy() && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(200));
+                }
+                r => return r,
+            }
+        }
+    }
+
+    fn open_writable_once(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
                 path: path.to_path_buf(),

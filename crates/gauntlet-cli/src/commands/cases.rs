@@ -106,27 +106,15 @@ pub(crate) fn cmd_cases(c: CasesCommand) -> Result<ExitCode> {
                 print_diagnostics(&loaded);
                 bail!("no case `{id}` (see `gauntlet cases list`)");
             };
-            let mut out = std::io::stdout().lock();
-            write!(out, "{}", c.describe())?;
-            writeln!(
-                out,
-                "initial state (s0):\n{}",
-                serde_json::to_string_pretty(&c.s0_state)?
-            )?;
+            let s0 = serde_json::to_string_pretty(&c.s0_state)?;
+            let shown = format!("{}initial state (s0):\n{s0}\n", c.describe());
+            std::io::stdout().lock().write_all(shown.as_bytes())?;
             Ok(ExitCode::SUCCESS)
         }
         CasesCommand::Lint(p) => {
             let loaded = gauntlet_cases::load(&source(&p.paths));
             print_diagnostics(&loaded);
-            let bad_files: std::collections::BTreeSet<&str> =
-                loaded.diagnostics.iter().map(|d| d.file.as_str()).collect();
-            println!(
-                "{} file(s), {} case(s) valid, {} problem(s) in {} file(s)",
-                loaded.files,
-                loaded.cases.len(),
-                loaded.diagnostics.len(),
-                bad_files.len()
-            );
+            println!("{}", loaded.lint_line());
             Ok(checked(loaded.diagnostics.is_empty()))
         }
         CasesCommand::Selftest(p) => {
@@ -161,21 +149,17 @@ pub(crate) fn cases_generate(
 ) -> Result<ExitCode> {
     let cfg = config::Config::load_opt(config)?;
     let models = Models::build(&cfg, model.is_some(), Default::default(), None)?;
-    let (pool, rt) = match model {
-        Some(m) => (
-            Some(models.pool("generator", m, "--model")?),
-            Some(models.handle()?),
-        ),
-        None => (None, None),
+    let drafting = match model {
+        Some(m) => Some((models.pool("generator", m, "--model")?, models.handle()?)),
+        None => None,
     };
-    let drafter =
-        pool.as_ref()
-            .zip(rt.as_ref())
-            .map(|(p, runtime)| gauntlet_cases::generate::Drafter {
-                model: p.as_ref(),
-                runtime,
-                count,
-            });
+    let drafter = drafting
+        .as_ref()
+        .map(|(p, runtime)| gauntlet_cases::generate::Drafter {
+            model: p.as_ref(),
+            runtime,
+            count,
+        });
     let tally = gauntlet_cases::generate::generate(
         templates,
         dir,
@@ -183,14 +167,10 @@ pub(crate) fn cases_generate(
         &mut std::io::stdout().lock(),
         &mut std::io::stderr().lock(),
     )?;
-    let gauntlet_cases::generate::Tally {
-        written,
-        failed,
-        duplicates,
-    } = tally;
+    let (written, failed, dups) = (tally.written, tally.failed, tally.duplicates);
+    let dir = dir.display();
     println!(
-        "generate: {written} cases written to {}, {failed} failed, {duplicates} duplicates dropped",
-        dir.display()
+        "generate: {written} cases written to {dir}, {failed} failed, {dups} duplicates dropped"
     );
     report_models(&models);
     Ok(checked(failed == 0 && written > 0))

@@ -181,11 +181,7 @@ pub(crate) fn privilege_job(a: &PrivilegeArgs) -> Result<ExitCode> {
         Err(e)
     })?;
     if let Some(id) = &rec.id {
-        eprintln!(
-            "privilege run {id} recorded in {} (gauntlet report {id}{} --format html|md|json)",
-            a.store.path.display(),
-            gauntlet_store::store_flag(&a.store.path)
-        );
+        eprintln!("{}", RunKind::Privilege.recorded_line(id, &a.store.path));
     }
     Ok(code)
 }

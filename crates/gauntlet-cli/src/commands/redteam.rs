@@ -2,10 +2,10 @@
 
 use crate::exit::{errored_exit, gate_exit, parse_gates, stopped_early};
 use crate::flags::{ModelFlags, StoreArgs, open_store, report_models};
-use crate::interrupt;
-use crate::job::{finish, json_document, resumed_run};
+use crate::job::{finish, json_document, recording, resumed_run};
 use anyhow::Result;
 use clap::Args;
+use gauntlet_setup::interrupt;
 use gauntlet_setup::{config, redteam};
 use gauntlet_store::RunKind;
 use std::path::PathBuf;
@@ -182,9 +182,7 @@ pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let targets = redteam::targets(&models, &cfg, &names)?;
     let roles = redteam::Roles::new(&models, a.roles())?;
     models.preflight(a.no_preflight)?;
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let workers = if models.any() { 16.max(cores) } else { cores };
-    rcfg.concurrency = a.concurrency.unwrap_or(workers);
+    rcfg.concurrency = a.concurrency.unwrap_or(models.default_workers());
     let simulated = redteam::seeds(resumed.as_ref(), &roles, &mut vulns, &rcfg, |s, took| {
         eprintln!(
             "simulator: {} inputs generated, {} catalogue seeds filled in, {} calls in {:.2} s",
@@ -200,13 +198,8 @@ pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let args = serde_json::to_value(&a)?;
     let seeds = (vulns.as_slice(), simulated.as_ref());
     let rec = redteam::record(store.as_ref(), resumed.as_ref(), &args, &head, total, seeds)?;
-    if let Some(id) = &rec.id {
-        if resumed.is_some() {
-            let done = rec.done_count();
-            eprintln!("resuming red-team run {id}: {done} of {total} cases already done");
-        }
-        interrupt::recording(a.store.path.clone(), id.clone(), "redteam");
-    }
+    let kind = (RunKind::Redteam, "redteam");
+    recording(&rec, kind, resumed.is_some(), false, &a.store.path);
     let mut store_writer = rec.writer(&models);
     let mut writer = json_document(a.json.as_deref(), &head, "cases")?;
     let mut seen = gauntlet_report::progress::CasesSeen::start(total, a.quiet);
@@ -275,11 +268,7 @@ pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     eprintln!("{cases} cases in {secs:.2} s");
     report_models(&models);
     if let Some(id) = &rec.id {
-        eprintln!(
-            "red-team run {id} recorded in {} (gauntlet report {id}{} --format html|md|junit|json|jsonl)",
-            a.store.path.display(),
-            gauntlet_store::store_flag(&a.store.path)
-        );
+        eprintln!("{}", RunKind::Redteam.recorded_line(id, &a.store.path));
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::redteam_metrics(&report));
     Ok(errored_exit(&seen.causes, "cases", a.ignore_errors).unwrap_or(gated))

@@ -4,12 +4,12 @@ use crate::exit::{CauseSink, errored_exit, gate_exit, parse_gates, stopped_early
 use crate::flags::{
     ModelFlags, Selection, StoreArgs, default_judge_tokens, open_store, report_models,
 };
-use crate::interrupt;
-use crate::job::{finish, json_document, load_valid, resumed_run};
+use crate::job::{finish, json_document, load_valid, recording, resumed_run};
 use anyhow::{Context, Result};
 use clap::Args;
 use gauntlet_cases::{PreparedCase, run};
-use gauntlet_setup::{Models, config, recording::Recorded, run as setup_run};
+use gauntlet_setup::interrupt;
+use gauntlet_setup::{config, recording::Recorded, run as setup_run};
 use gauntlet_store::RunKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -133,36 +133,6 @@ pub(crate) fn resume_run_args(
     Ok(Some(info))
 }
 
-/// The lines on stderr after a run's tables: model spend, time per episode, and where the results went.
-pub(crate) fn tell_run_end(
-    a: &RunArgs,
-    models: &Models,
-    summary: &gauntlet_cases::Summary,
-    elapsed: std::time::Duration,
-    concurrency: usize,
-    run_id: Option<&str>,
-) {
-    report_models(models);
-    let per = elapsed.as_secs_f64() * 1e3 / summary.episodes.max(1) as f64;
-    eprintln!(
-        "{} episodes in {:.2} s ({:.3} ms/episode, {} workers)",
-        summary.episodes,
-        elapsed.as_secs_f64(),
-        per,
-        concurrency
-    );
-    if let Some(p) = &a.json {
-        eprintln!("wrote {}", p.display());
-    }
-    if let Some(id) = run_id {
-        eprintln!(
-            "run {id} recorded in {} (gauntlet report {id}{} --format html|md|junit|json|jsonl)",
-            a.store.path.display(),
-            gauntlet_store::store_flag(&a.store.path)
-        );
-    }
-}
-
 pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     interrupt::install();
     let gates = parse_gates(&a.fail_on, gauntlet_report::gate::RUN_METRICS)?;
@@ -189,11 +159,7 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let judge = models.case_judge(a.judge.as_deref(), a.judge_max_tokens)?;
     let chosen = a.select.choose(load_valid(&a.suites)?.cases, a.seed)?;
     let cases: Vec<PreparedCase> = chosen.into_iter().map(PreparedCase::new).collect();
-    // Model targets spend their time waiting on the network: run more episodes at once by default.
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let concurrency = a
-        .concurrency
-        .unwrap_or(if models.any() { 16.max(cores) } else { cores });
+    let concurrency = a.concurrency.unwrap_or(models.default_workers());
     config.concurrency = concurrency;
     let defense = models.defense(&a.defense)?;
     let defense = defense.as_ref();
@@ -204,13 +170,8 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let (args, head) = (serde_json::to_value(&a)?, serde_json::to_value(&header)?);
     let plan = gauntlet_store::Plan::new(RunKind::Run, &args, &head, total);
     let rec = Recorded::start(store.as_ref(), &plan, resumed.as_ref())?;
-    if let Some(id) = &rec.id {
-        if resumed.is_some() && !a.quiet {
-            let done = rec.done_count();
-            eprintln!("resuming run {id}: {done} of {total} episodes already done");
-        }
-        interrupt::recording(a.store.path.clone(), id.clone(), "run");
-    }
+    let kind = (RunKind::Run, "run");
+    recording(&rec, kind, resumed.is_some(), a.quiet, &a.store.path);
     let started = Instant::now();
     let ticker = gauntlet_report::progress::Ticker::start(total, "episodes", a.quiet);
     let progress = |p: &gauntlet_cases::ProgressInfo| {
@@ -288,14 +249,16 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
         &summary,
     )?;
     if !a.quiet {
-        tell_run_end(
-            &a,
-            &models,
-            &summary,
-            elapsed,
-            concurrency,
-            rec.id.as_deref(),
-        );
+        report_models(&models);
+        let (n, secs) = (summary.episodes, elapsed.as_secs_f64());
+        let per = secs * 1e3 / n.max(1) as f64;
+        eprintln!("{n} episodes in {secs:.2} s ({per:.3} ms/episode, {concurrency} workers)");
+        if let Some(p) = &a.json {
+            eprintln!("wrote {}", p.display());
+        }
+        if let Some(id) = &rec.id {
+            eprintln!("{}", RunKind::Run.recorded_line(id, &a.store.path));
+        }
     }
     let gated = gate_exit(&gates, &gauntlet_report::gate::run_metrics(&summary));
     Ok(errored_exit(&causes.0, "episodes", a.ignore_errors).unwrap_or(gated))

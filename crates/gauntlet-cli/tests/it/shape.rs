@@ -20,8 +20,12 @@ const LONG: usize = 150;
 /// table moved to `gauntlet-cases`, and to 3,980 when a run's plan messages moved to `gauntlet-store`; on 2026-12-07 to 3,721 when the rendering of a
 /// stored run moved to `gauntlet-report` (`stored`) and the self-test and taxonomy listings to `gauntlet-cases`; on
 /// 2026-12-07 (later) to 2,760 when replay and `runs merge` moved to `gauntlet-replay`, the gateway's sessions to
-/// `gauntlet-setup` and `gauntlet-mcp`, and the run's controller and judge to `gauntlet-setup`. Getting to 2,000 means moving the commands' domain steps into the libraries too.
-const CLI_LINES_CEILING: usize = 2_760;
+/// `gauntlet-setup` and `gauntlet-mcp`, and the run's controller and judge to `gauntlet-setup`; on 2026-12-07 (a new
+/// session) to 1,990 when the jobs' domain steps moved: the red team's and the run's plans, targets and role models
+/// (`gauntlet_setup::{redteam, run}`), one record of a job's run (`gauntlet_setup::recording`), the privilege suite
+/// and scoring (`gauntlet_privilege::suites`, `gauntlet_setup::privilege`), the progress line
+/// (`gauntlet_report::progress`) and Ctrl-C (`gauntlet_setup::interrupt`). The goal of issue 14 is met; keep it.
+const CLI_LINES_CEILING: usize = 1_990;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
