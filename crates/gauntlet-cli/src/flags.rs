@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub(crate) struct ModelFlags {
     /// Model response cache: record (use and fill), replay (cache only, no network) or off.
     #[arg(long, default_value = "off")]
-    pub(crate) cache: String,
+    pub(crate) cache: gauntlet_llm::CacheMode,
     /// Where the response cache lives.
     #[arg(long, default_value = ".gauntlet/cache", value_name = "DIR")]
     pub(crate) cache_dir: PathBuf,
@@ -30,7 +30,7 @@ impl Default for ModelFlags {
     /// What the flags' defaults give (for runs stored before a job had them).
     fn default() -> Self {
         ModelFlags {
-            cache: "off".into(),
+            cache: gauntlet_llm::CacheMode::Off,
             cache_dir: ".gauntlet/cache".into(),
             budget: None,
             timeout: None,
@@ -42,8 +42,7 @@ impl Default for ModelFlags {
 impl ModelFlags {
     /// The job's models (a runtime only when it `needs` one), with these limits (the library checks them).
     pub(crate) fn build(&self, cfg: &config::Config, needs: bool) -> Result<Models> {
-        let mode: gauntlet_llm::CacheMode =
-            (self.cache.parse()).map_err(|e: String| anyhow::anyhow!("--cache: {e}"))?;
+        let mode = self.cache;
         let cache = (mode != gauntlet_llm::CacheMode::Off)
             .then(|| gauntlet_llm::Cache::new(&self.cache_dir, mode));
         let (concurrency, timeout, budget) = (self.model_concurrency, self.timeout, self.budget);

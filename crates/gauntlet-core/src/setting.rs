@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 /// Who controls the user channel and whether tool results are poisoned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum Setting {
     /// The legitimate task, untouched tool results: measures utility.
     Benign,
@@ -59,6 +59,15 @@ impl fmt::Display for Setting {
     }
 }
 
+/// Read as `--settings` reads it (any letter case, spaces around), so a run stored with `--settings Benign` before
+/// the flag was typed still resumes.
+impl TryFrom<String> for Setting {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
 impl FromStr for Setting {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -71,5 +80,24 @@ impl FromStr for Setting {
                 "unknown setting `{other}`: expected benign, direct, indirect or multi"
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setting_is_stored_by_its_name_and_read_back_as_the_flag_reads_it() {
+        let stored = serde_json::to_string(&[Setting::Benign, Setting::Multi]).expect("json");
+        assert_eq!(stored, r#"["benign","multi"]"#);
+        // Runs stored before `--settings` was typed kept the spelling given.
+        let old: Vec<Setting> = serde_json::from_str(r#"["Benign", " indirect"]"#).expect("read");
+        assert_eq!(old, vec![Setting::Benign, Setting::Indirect]);
+        let bad = serde_json::from_str::<Setting>(r#""sideways""#).expect_err("unknown");
+        assert!(
+            bad.to_string().contains("unknown setting `sideways`"),
+            "{bad}"
+        );
     }
 }

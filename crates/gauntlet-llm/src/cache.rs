@@ -8,8 +8,9 @@ use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::str::FromStr;
 
-/// How the cache is used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the cache is used (`--cache`; stored with a run's arguments by the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CacheMode {
     /// No cache.
     Off,

@@ -29,7 +29,7 @@ pub(crate) struct RunArgs {
         value_delimiter = ',',
         default_value = "benign,direct,indirect,multi"
     )]
-    pub(crate) settings: Vec<String>,
+    pub(crate) settings: Vec<gauntlet_core::Setting>,
     /// Targets (repeatable): a reference agent (reference, compliant, refuser, cautious), a model
     /// (`provider/model`, e.g. openai/gpt-4.1-mini), an HTTP app (`http://…`), or an agent process whose tools
     /// come over MCP (`cmd:COMMAND`, see docs/targets.md). Default: the four reference agents.

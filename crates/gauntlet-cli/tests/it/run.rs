@@ -141,7 +141,7 @@ fn bad_arguments_name_the_argument_and_the_fix() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(
-            "--settings: unknown setting `sideways`: expected benign, direct, indirect or multi"
+            "'--settings <SETTINGS>': unknown setting `sideways`: expected benign, direct, indirect or multi"
         ),
         "{}",
         stderr(&o)
