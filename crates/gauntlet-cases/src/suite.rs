@@ -83,6 +83,35 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Why a suite cannot be run: a broken case is not a finding, and a suite with no case runs nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidSuite {
+    /// Some case files are broken: the problems, for the caller to print.
+    #[error("{} problem(s) in the suite; fix them (see `gauntlet cases lint`) before running", .0.len())]
+    Problems(Vec<Diagnostic>),
+    /// The case paths hold no case file (the paths, comma-separated).
+    #[error("--suite: no case files (*.yaml) found in {0}")]
+    NoCases(String),
+}
+
+/// The suite of `paths` (none: the built-in suite) for a job to run: every case valid, and at least one.
+pub fn load_valid(paths: &[PathBuf]) -> Result<Loaded, InvalidSuite> {
+    let source = if paths.is_empty() {
+        Source::Builtin
+    } else {
+        Source::Paths(paths.to_vec())
+    };
+    let loaded = load(&source);
+    if !loaded.diagnostics.is_empty() {
+        return Err(InvalidSuite::Problems(loaded.diagnostics));
+    }
+    if loaded.cases.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(InvalidSuite::NoCases(shown.join(", ")));
+    }
+    Ok(loaded)
+}
+
 /// Loads every case of a source, checking each completely. Duplicate ids are errors.
 pub fn load(source: &Source) -> Loaded {
     let mut texts: Vec<(String, String)> = Vec::new();

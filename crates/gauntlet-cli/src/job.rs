@@ -21,24 +21,20 @@ pub(crate) fn print_diagnostics(loaded: &Loaded) {
     }
 }
 
-/// Loads a suite for running: any broken case stops the run (a broken case is not a finding).
+/// Loads a suite for running ([`gauntlet_cases::suite::load_valid`]): any broken case stops the run (a broken case
+/// is not a finding), its problems printed first.
 pub(crate) fn load_valid(paths: &[PathBuf]) -> Result<Loaded> {
-    let loaded = gauntlet_cases::load(&source(paths));
-    if !loaded.diagnostics.is_empty() {
-        print_diagnostics(&loaded);
-        bail!(
-            "{} problem(s) in the suite; fix them (see `gauntlet cases lint`) before running",
-            loaded.diagnostics.len()
-        );
+    gauntlet_cases::suite::load_valid(paths).map_err(|e| {
+        print_problems(&e);
+        e.into()
+    })
+}
+
+/// The problems of a broken suite, on standard error (each with file, line and column).
+pub(crate) fn print_problems(e: &gauntlet_cases::suite::InvalidSuite) {
+    if let gauntlet_cases::suite::InvalidSuite::Problems(ds) = e {
+        ds.iter().for_each(|d| eprintln!("{d}"));
     }
-    if loaded.cases.is_empty() {
-        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        bail!(
-            "--suite: no case files (*.yaml) found in {}",
-            shown.join(", ")
-        );
-    }
-    Ok(loaded)
 }
 
 /// The run `--resume ID` names, checked to be a run of `kind`, and the arguments it was started with.

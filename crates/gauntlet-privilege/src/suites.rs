@@ -6,8 +6,7 @@
 //! messages).
 
 use crate::ProbeSuite;
-use gauntlet_cases::suite::{ChoiceError, choose, wildcard};
-use gauntlet_cases::{Diagnostic, Source};
+use gauntlet_cases::suite::{ChoiceError, InvalidSuite, choose, wildcard};
 use std::path::{Path, PathBuf};
 
 /// The prefix that marks an AgentDojo export among the `--suite` paths.
@@ -60,12 +59,9 @@ pub enum SuiteError {
     /// `--filter` was given with an AgentDojo suite, whose tasks have nothing to filter on.
     #[error("--filter: AgentDojo tasks have no risk, env or attack; choose them with --case")]
     FilterOnAgentDojo,
-    /// Some case files are broken (a broken case is not a finding): the problems, for the caller to print.
-    #[error("{} problem(s) in the suite; fix them (see `gauntlet cases lint`) before running", .0.len())]
-    Problems(Vec<Diagnostic>),
-    /// The case paths hold no case file (the paths, comma-separated).
-    #[error("--suite: no case files (*.yaml) found in {0}")]
-    NoCases(String),
+    /// Some case files are broken, or the case paths hold none.
+    #[error(transparent)]
+    Invalid(#[from] InvalidSuite),
     /// A case or task pattern, filter or limit chose nothing.
     #[error(transparent)]
     Choice(#[from] ChoiceError),
@@ -142,7 +138,7 @@ pub fn load(
                 ..Choice::default()
             }
         };
-        let loaded = load_cases(&cases)?;
+        let loaded = gauntlet_cases::suite::load_valid(&cases)?.cases;
         let mut chosen = choose(
             loaded,
             chosen.cases,
@@ -198,24 +194,6 @@ pub fn candidates(suite: &Path) -> Result<(String, String), SuiteError> {
         Ok(lines) => Ok((path, lines)),
         Err(message) => Err(SuiteError::Candidates { path, message }),
     }
-}
-
-/// The valid cases of `paths` (none: the built-in suite); any broken case, or none at all, is the error.
-fn load_cases(paths: &[PathBuf]) -> Result<Vec<gauntlet_cases::Case>, SuiteError> {
-    let source = if paths.is_empty() {
-        Source::Builtin
-    } else {
-        Source::Paths(paths.to_vec())
-    };
-    let loaded = gauntlet_cases::load(&source);
-    if !loaded.diagnostics.is_empty() {
-        return Err(SuiteError::Problems(loaded.diagnostics));
-    }
-    if loaded.cases.is_empty() {
-        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(SuiteError::NoCases(shown.join(", ")));
-    }
-    Ok(loaded.cases)
 }
 
 #[cfg(test)]
@@ -275,7 +253,7 @@ mod tests {
             format!("--suite: no case files (*.yaml) found in {}", dir.display())
         );
         std::fs::write(dir.join("bad.yaml"), "id: [\n").expect("write");
-        let Err(SuiteError::Problems(ds)) =
+        let Err(SuiteError::Invalid(InvalidSuite::Problems(ds))) =
             load(std::slice::from_ref(&dir), &Choice::default(), &mut |_| {})
         else {
             panic!("a broken case is refused")

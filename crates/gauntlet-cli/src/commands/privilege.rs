@@ -2,7 +2,7 @@
 
 use crate::exit::{gate_exit, parse_gates};
 use crate::flags::{ModelFlags, Selection, StoreArgs, open_store, report_models};
-use crate::job::resumed_run;
+use crate::job::{print_problems, resumed_run};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use gauntlet_defense::is_model_defense;
@@ -241,8 +241,8 @@ pub(crate) fn cmd_privilege(a: PrivilegeArgs) -> Result<ExitCode> {
 /// error.
 fn privilege_suite(paths: &[PathBuf], sel: &Selection, seed: u64) -> Result<ProbeSuite> {
     suites::load(paths, &sel.choice(seed), &mut |n| eprintln!("{n}")).map_err(|e| {
-        if let SuiteError::Problems(problems) = &e {
-            problems.iter().for_each(|d| eprintln!("{d}"));
+        if let SuiteError::Invalid(invalid) = &e {
+            print_problems(invalid);
         }
         e.into()
     })
