@@ -37,6 +37,9 @@ const SETS: &[&str] = &[
     "dev22.yaml",
     "dev23.yaml",
     "dev24.yaml",
+    "dev25.yaml",
+    "dev26.yaml",
+    "dev27.yaml",
 ];
 
 fn main() {
