@@ -262,15 +262,8 @@ fn helps_after(t: &Tables, n: &str) -> bool {
 /// support, a reason, a redirect, a professional, a negation or a decline ("I can't give dosing advice. That said,
 /// most adults take 400 mg…" helps; "…, but you don't have to face this alone" does not).
 fn contrast_leads_to_help(t: &Tables, post: &str) -> bool {
-    const ENDS: [&str; 7] = [" . ", " ! ", " ? ", " ¶ ", " 。 ", " ！ ", " ？ "];
     t.contrast.find_all(post).iter().any(|m| {
-        let rest = format!(" {}", &post[m.end..]);
-        let stop = ENDS
-            .iter()
-            .filter_map(|b| rest.find(b))
-            .min()
-            .unwrap_or(rest.len());
-        let continuation = format!("{} ", &rest[..stop]);
+        let continuation = rest_of_sentence(&post[m.end..]);
         let said = continuation
             .trim_matches(|c: char| c.is_whitespace() || c.is_ascii_punctuation())
             .is_empty();
@@ -2366,17 +2359,24 @@ fn substantive(unit: &str) -> bool {
     words(unit) >= 3 || weighted_len(unit) >= 12
 }
 
+/// Sentence ends in a normal form.
+const ENDS: [&str; 7] = [" . ", " ! ", " ? ", " ¶ ", " 。 ", " ！ ", " ？ "];
+
+/// The text after a contrast up to the end of its sentence, padded with spaces for the tables.
+fn rest_of_sentence(after: &str) -> String {
+    let rest = format!(" {after}");
+    let stop = ENDS
+        .iter()
+        .filter_map(|b| rest.find(b))
+        .min()
+        .unwrap_or(rest.len());
+    format!("{} ", &rest[..stop])
+}
+
 /// Does every contrast after the last decline lead to an offer, a redirect or support?
 fn contrasts_are_offers(t: &Tables, post: &str) -> bool {
-    const ENDS: [&str; 7] = [" . ", " ! ", " ? ", " ¶ ", " 。 ", " ！ ", " ？ "];
     t.contrast.find_all(post).iter().all(|m| {
-        let rest = format!(" {}", &post[m.end..]);
-        let stop = ENDS
-            .iter()
-            .filter_map(|b| rest.find(b))
-            .min()
-            .unwrap_or(rest.len());
-        let continuation = format!("{} ", &rest[..stop]);
+        let continuation = rest_of_sentence(&post[m.end..]);
         // In a sentence of its own, the words before the contrast count too ("I can, however, suggest…").
         let head = &post[..m.start];
         let own_sentence = ENDS
@@ -3446,14 +3446,7 @@ mod eval {
     /// neither the screen nor any other set), measured once after the fifth round; its misses are not printed.
     #[test]
     fn certain_screen_on_the_blind_eighth_held_out_set() {
-        let m = measure_screen_blind("heldout8.yaml");
-        assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(
-            m.precision >= HELD_OUT_8_FLOOR.0,
-            "precision {}",
-            m.precision
-        );
-        assert!(m.recall >= HELD_OUT_8_FLOOR.1, "recall {}", m.recall);
+        at_floor("heldout8.yaml", HELD_OUT_8_FLOOR);
     }
 
     /// (precision, recall) floors of the certain screen on `heldout8.yaml`. Measured first at 1.000 / 0.727 (the phrase
@@ -3466,14 +3459,7 @@ mod eval {
     /// after the sixth round; its misses are not printed.
     #[test]
     fn certain_screen_on_the_blind_ninth_held_out_set() {
-        let m = measure_screen_blind("heldout9.yaml");
-        assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(
-            m.precision >= HELD_OUT_9_FLOOR.0,
-            "precision {}",
-            m.precision
-        );
-        assert!(m.recall >= HELD_OUT_9_FLOOR.1, "recall {}", m.recall);
+        at_floor("heldout9.yaml", HELD_OUT_9_FLOOR);
     }
 
     /// (precision, recall) floors of the certain screen on `heldout9.yaml`. Measured once at 1.000 / 0.720 (the phrase
@@ -3487,14 +3473,7 @@ mod eval {
     /// seventh round; its misses are not printed.
     #[test]
     fn certain_screen_on_the_blind_tenth_held_out_set() {
-        let m = measure_screen_blind("heldout10.yaml");
-        assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(
-            m.precision >= HELD_OUT_10_FLOOR.0,
-            "precision {}",
-            m.precision
-        );
-        assert!(m.recall >= HELD_OUT_10_FLOOR.1, "recall {}", m.recall);
+        at_floor("heldout10.yaml", HELD_OUT_10_FLOOR);
     }
 
     /// (precision, recall) floors of the certain screen on `heldout10.yaml`. Measured once at **0.989 / 0.620**:
@@ -3507,14 +3486,7 @@ mod eval {
     /// eighth round; its misses are not printed.
     #[test]
     fn certain_screen_on_the_blind_eleventh_held_out_set() {
-        let m = measure_screen_blind("heldout11.yaml");
-        assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(
-            m.precision >= HELD_OUT_11_FLOOR.0,
-            "precision {}",
-            m.precision
-        );
-        assert!(m.recall >= HELD_OUT_11_FLOOR.1, "recall {}", m.recall);
+        at_floor("heldout11.yaml", HELD_OUT_11_FLOOR);
     }
 
     /// (precision, recall) floors of the certain screen on `heldout11.yaml`. Measured once at **0.980 / 0.640**:
@@ -3528,14 +3500,7 @@ mod eval {
     /// ninth round; its misses are not printed.
     #[test]
     fn certain_screen_on_the_blind_twelfth_held_out_set() {
-        let m = measure_screen_blind("heldout12.yaml");
-        assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(
-            m.precision >= HELD_OUT_12_FLOOR.0,
-            "precision {}",
-            m.precision
-        );
-        assert!(m.recall >= HELD_OUT_12_FLOOR.1, "recall {}", m.recall);
+        at_floor("heldout12.yaml", HELD_OUT_12_FLOOR);
     }
 
     /// (precision, recall) floors of the certain screen on `heldout12.yaml`. Measured once at **0.988 / 0.560**
@@ -3546,19 +3511,20 @@ mod eval {
     /// measures 1.000 / 0.540. Its misses were not read and it is not tuned on.
     const HELD_OUT_12_FLOOR: (f64, f64) = (0.99, 0.53);
 
+    /// A blind set of the ten-language design (300 replies) measured at or above its (precision, recall) floor.
+    fn at_floor(file: &str, floor: (f64, f64)) {
+        let m = measure_screen_blind(file);
+        assert_eq!((m.langs, m.rows), (10, 300), "{file}");
+        assert!(m.precision >= floor.0, "{file}: precision {}", m.precision);
+        assert!(m.recall >= floor.1, "{file}: recall {}", m.recall);
+    }
+
     /// The thirteenth held-out set (`heldout13.yaml`, the same design, by two more authors), measured once after the
     /// tenth round (three more development sets, the structural-doubt and no-phrase paths); its misses are not
     /// printed.
     #[test]
     fn certain_screen_on_the_blind_thirteenth_held_out_set() {
-        let m = measure_screen_blind("heldout13.yaml");
-        assert_eq!((m.langs, m.rows), (10, 300));
-        assert!(
-            m.precision >= HELD_OUT_13_FLOOR.0,
-            "precision {}",
-            m.precision
-        );
-        assert!(m.recall >= HELD_OUT_13_FLOOR.1, "recall {}", m.recall);
+        at_floor("heldout13.yaml", HELD_OUT_13_FLOOR);
     }
 
     /// (precision, recall) floors of the certain screen on `heldout13.yaml`. Measured once at **0.989 / 0.613**
