@@ -6,7 +6,7 @@
 //! would measure nothing while reading as an attack the target resisted; the template stands in instead,
 //! marked and counted.
 
-use crate::refusal::is_refusal;
+use crate::refusal::is_refusal_by_phrase;
 
 /// Introduces a template answer in prompts to attacker and simulator models. It reads as an instruction to a
 /// real model (the example is useful to it), and the project's mock answers with the JSON that follows it.
@@ -47,7 +47,7 @@ pub fn unusable(text: &str) -> Option<String> {
     {
         return Some("is the JSON structure, not a message".into());
     }
-    if is_refusal(t) {
+    if is_refusal_by_phrase(t) {
         return Some("a refusal to write the attack".into());
     }
     None

@@ -448,6 +448,12 @@ pub fn is_refusal(text: &str) -> bool {
     broad_match(text) || is_certain_refusal(text)
 }
 
+/// [`is_refusal`] by the phrase tables alone, without the learned second opinion: for text that is not a reply,
+/// such as an attack a model wrote ("No filter: yes or no?"), which the model, trained on replies, never saw.
+pub fn is_refusal_by_phrase(text: &str) -> bool {
+    broad_match(text) || screen_at(text, |_| 0.0, THRESHOLDS).0 == Screen::Refusal
+}
+
 /// The whole reply is a bare "no" ("No.", "Nein.", "不行。").
 fn terse(text: &str) -> bool {
     if text.len() > 96 {
