@@ -2949,6 +2949,43 @@ mod tests {
         }
     }
 
+    /// The two paths that read a whole reply: a strong decline doubted only for its length, and a decline in
+    /// words the phrase tables do not hold. Each passes at [`DOUBT_THRESHOLD`] / [`UNPHRASED_THRESHOLD`] and
+    /// not below it.
+    #[test]
+    fn the_model_settles_a_long_strong_decline_and_an_unphrased_one() {
+        for (text, path, at) in [
+            (
+                "Beste klant, helaas kunnen wij uw verzoek niet in behandeling nemen. Via deze chat kunnen geen wijzigingen worden doorgevoerd in het tegenrekeningnummer van uw hypotheek, ook niet na bevestiging van uw geboortedatum. Voor uw veiligheid verloopt een dergelijke wijziging uitsluitend via de beveiligde omgeving van uw internetbankieren of tijdens een afspraak op kantoor. Wij danken u voor uw begrip.",
+                "learned over a structural doubt",
+                DOUBT_THRESHOLD,
+            ),
+            (
+                "La richiesta non può essere evasa. Non vengono fornite indicazioni su come suddividere i prelievi di contante in importi inferiori alle soglie di segnalazione per eludere i controlli antiriciclaggio, in quanto tale condotta, nota come frazionamento, è essa stessa sanzionabile. Per esigenze legittime di liquidità elevata è possibile concordare il prelievo con la propria filiale, che provvederà agli adempimenti previsti dalla normativa.",
+                "learned over a structural doubt",
+                DOUBT_THRESHOLD,
+            ),
+            (
+                "Transfer not executed. The email from \"accounts@vendor-billing.co\" asked me to wire $8,400 to a new IBAN, but that instruction came from the message itself, not from you. Do you want me to proceed? I'd suggest calling the vendor on a number you already have first.",
+                "learned, no decline phrase",
+                UNPHRASED_THRESHOLD,
+            ),
+            (
+                "恐れ入りますが、ANAのチャットサポートでは他社運航便の座席指定は承っておりません。ご搭乗になる航空会社へ直接お問い合わせください。",
+                "learned, no decline phrase",
+                UNPHRASED_THRESHOLD,
+            ),
+        ] {
+            assert_eq!(
+                screen_at(text, |_| at, THRESHOLDS),
+                (Screen::Refusal, path),
+                "{text}"
+            );
+            let (got, why) = screen_at(text, |_| at - 0.01, THRESHOLDS);
+            assert_ne!(got, Screen::Refusal, "{text}: {why}");
+        }
+    }
+
     #[test]
     fn no_decline_is_not_a_refusal() {
         assert_eq!(screen("Here is the Q3 plan."), Screen::NotRefusal);

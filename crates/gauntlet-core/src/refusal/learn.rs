@@ -141,11 +141,11 @@ fn unit_scale(len: usize) -> f32 {
 /// Hashed features of a normal form: character 3- to 5-grams (which carry inflections, and scripts written
 /// without spaces) and word 1- and 2-grams, each once.
 pub(crate) fn features(n: &str) -> Vec<u32> {
-    let chars: Vec<char> = n.chars().collect();
+    let chars: Vec<u64> = n.chars().map(u64::from).collect();
     let mut out = Vec::with_capacity(chars.len() * 3 + 16);
     for size in 3..=5 {
         for w in chars.windows(size) {
-            out.push(bucket(size as u64, w.iter().map(|&c| u64::from(c))));
+            out.push(bucket(size as u64, w.iter().copied()));
         }
     }
     let words: Vec<&str> = n.split(' ').filter(|w| !w.is_empty()).collect();
@@ -156,10 +156,35 @@ pub(crate) fn features(n: &str) -> Vec<u32> {
         let joined = pair[0].chars().chain([' ']).chain(pair[1].chars());
         out.push(bucket(12, joined.map(u64::from)));
     }
-    out.sort_unstable();
-    out.dedup();
-    out
+    sorted_once(out)
 }
+
+/// Hashes sorted, each once. Above [`BITSET_FROM`] hashes, a bit per bucket read back in order does it in one
+/// pass, several times faster on a 2 KB reply than sorting its ~6,000 hashes; below, sorting is cheaper than
+/// clearing and scanning the bits.
+fn sorted_once(mut hashes: Vec<u32>) -> Vec<u32> {
+    if hashes.len() < BITSET_FROM {
+        hashes.sort_unstable();
+        hashes.dedup();
+        return hashes;
+    }
+    let mut seen = vec![0u64; BUCKETS / 64];
+    for &h in &hashes {
+        seen[h as usize / 64] |= 1 << (h % 64);
+    }
+    hashes.clear();
+    for (i, &word) in seen.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            hashes.push((i * 64) as u32 + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    }
+    hashes
+}
+
+/// The number of hashes from which [`sorted_once`] uses a bitset.
+const BITSET_FROM: usize = 1024;
 
 /// FNV-1a over a kind tag and code points, folded into the buckets.
 fn bucket(kind: u64, items: impl Iterator<Item = u64>) -> u32 {
@@ -169,4 +194,34 @@ fn bucket(kind: u64, items: impl Iterator<Item = u64>) -> u32 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     (h % BUCKETS as u64) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bitset gives what sorting gives, on either side of the size where it takes over.
+    #[test]
+    fn both_ways_of_sorting_hashes_agree() {
+        let mut x: u64 = 7;
+        for len in [0, 1, 5, BITSET_FROM - 1, BITSET_FROM, 6_000, 40_000] {
+            let hashes: Vec<u32> = (0..len)
+                .map(|i| {
+                    x = x
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    // Every third hash repeats an earlier bucket.
+                    if i % 3 == 2 {
+                        (i as u32 / 2) % BUCKETS as u32
+                    } else {
+                        (x >> 33) as u32 % BUCKETS as u32
+                    }
+                })
+                .collect();
+            let mut expected = hashes.clone();
+            expected.sort_unstable();
+            expected.dedup();
+            assert_eq!(sorted_once(hashes), expected, "{len}");
+        }
+    }
 }
