@@ -3229,6 +3229,11 @@ mod eval {
                 tp as f64 / positives.max(1) as f64
             );
         };
+        row(
+            "the screen's thresholds, learned",
+            THRESHOLDS.learned,
+            THRESHOLDS,
+        );
         let never = 2.0;
         for x in [1.01f32, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97] {
             let th = Thresholds {

@@ -768,20 +768,22 @@ impl Store {
         // Process id and sub-second time tell apart runs started in the same second.
         let tag = (nanos ^ std::process::id().rotate_left(16)) & 0xff_ffff;
         let id = format!("{}-{}-{tag:06x}", &stamp[..8], &stamp[8..14]);
-        let r = self.conn.execute(
-            "INSERT INTO runs (id, kind, status, created, updated, version, args, header, total)
-             VALUES (?1, ?2, 'running', ?3, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                id,
-                kind.as_str(),
-                t,
-                env!("CARGO_PKG_VERSION"),
-                args.to_string(),
-                header.to_string(),
-                total as i64
-            ],
-        );
-        self.sql(r)?;
+        let (args, header) = (args.to_string(), header.to_string());
+        self.waiting(|c| {
+            c.execute(
+                "INSERT INTO runs (id, kind, status, created, updated, version, args, header, total)
+                 VALUES (?1, ?2, 'running', ?3, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    id,
+                    kind.as_str(),
+                    t,
+                    env!("CARGO_PKG_VERSION"),
+                    args,
+                    header,
+                    total as i64
+                ],
+            )
+        })?;
         Ok(id)
     }
 
@@ -853,9 +855,15 @@ impl Store {
     /// Opens a write transaction, waiting for another writer to let go of the store for up to [`BUSY_WAIT`]
     /// (instead of failing a run because a merge or another run held it past the busy timeout).
     fn begin_immediate(&self) -> Result<()> {
+        self.waiting(|c| c.execute_batch("BEGIN IMMEDIATE"))
+    }
+
+    /// A write of its own (a run recorded, marked or its ledger stored), waited for as [`Store::begin_immediate`]
+    /// waits: another process holding the store past the busy timeout delays it, never fails it.
+    fn waiting<T>(&self, mut write: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
         let started = Instant::now();
         loop {
-            match self.conn.execute_batch("BEGIN IMMEDIATE") {
+            match write(&self.conn) {
                 // A busy store has already been waited for (the busy timeout); a locked one answers at once, so
                 // pause before asking again rather than spin.
                 Err(e) if busy(&e) && started.elapsed() < BUSY_WAIT => {
@@ -902,12 +910,15 @@ impl Store {
     /// Marks a run `complete` (with its summary), `failed` or `interrupted`. Complete is final: a resume of a
     /// complete run that fails or is stopped on the way leaves it complete, with its summary.
     pub fn finish_run(&self, id: &str, status: RunStatus, summary: Option<&Value>) -> Result<()> {
-        let r = self.conn.execute(
-            "UPDATE runs SET status = ?2, updated = ?3, summary = ?4
-             WHERE id = ?1 AND (status != 'complete' OR ?2 = 'complete')",
-            params![id, status.as_str(), now(), summary.map(Value::to_string)],
-        );
-        if self.sql(r)? == 0 && !self.has_run(id)? {
+        let summary = summary.map(Value::to_string);
+        let changed = self.waiting(|c| {
+            c.execute(
+                "UPDATE runs SET status = ?2, updated = ?3, summary = ?4
+                 WHERE id = ?1 AND (status != 'complete' OR ?2 = 'complete')",
+                params![id, status.as_str(), now(), summary],
+            )
+        })?;
+        if changed == 0 && !self.has_run(id)? {
             // Not kept complete: there is no such run.
             return Err(StoreError::NoSuchRun(id.into()));
         }
@@ -916,11 +927,13 @@ impl Store {
 
     /// Marks a run as running again (resumed).
     pub fn reopen_run(&self, id: &str) -> Result<()> {
-        let r = self.conn.execute(
-            "UPDATE runs SET status = 'running', updated = ?2 WHERE id = ?1 AND status != 'complete'",
-            params![id, now()],
-        );
-        if self.sql(r)? == 0 && !self.has_run(id)? {
+        let changed = self.waiting(|c| {
+            c.execute(
+                "UPDATE runs SET status = 'running', updated = ?2 WHERE id = ?1 AND status != 'complete'",
+                params![id, now()],
+            )
+        })?;
+        if changed == 0 && !self.has_run(id)? {
             // Not a complete run, which stays complete (see `finish_run`): there is no such run.
             return Err(StoreError::NoSuchRun(id.into()));
         }
@@ -1236,11 +1249,14 @@ impl Store {
     /// Stores a model pool's counters for a run, replacing earlier ones (they are totals: a resumed run's
     /// pools start from the stored counters).
     pub fn put_ledger(&self, id: &str, model: &str, counters: &Value) -> Result<()> {
-        let r = self.conn.execute(
-            "INSERT OR REPLACE INTO ledger (run_id, model, counters) VALUES (?1, ?2, ?3)",
-            params![id, model, counters.to_string()],
-        );
-        self.sql(r).map(|_| ())
+        let counters = counters.to_string();
+        self.waiting(|c| {
+            c.execute(
+                "INSERT OR REPLACE INTO ledger (run_id, model, counters) VALUES (?1, ?2, ?3)",
+                params![id, model, counters],
+            )
+        })
+        .map(|_| ())
     }
 
     /// A run's ledger: (model, counters).

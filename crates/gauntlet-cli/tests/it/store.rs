@@ -1593,3 +1593,56 @@ fn a_read_only_store_is_listed_and_reported() {
         stdout(&o)
     );
 }
+
+#[test]
+fn a_run_waits_for_another_writer_that_holds_the_store_past_the_busy_timeout() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let suite = s(&fixture("mini/mail.credential-exfiltration.test.yaml"));
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "-q",
+            "--store",
+            &store,
+            "--suite",
+            &suite,
+            "--settings",
+            "benign",
+        ];
+        args.extend(extra);
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    // A first run makes the store.
+    let o = run(&[])
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Another process takes the write lock and keeps it for longer than SQLite's busy timeout (10 s).
+    let db = rusqlite::Connection::open(&store).unwrap_or_else(|e| panic!("{e}"));
+    db.execute_batch("BEGIN IMMEDIATE")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let held = std::time::Instant::now();
+    let child = run(&["--repeat", "3"]);
+    while held.elapsed() < std::time::Duration::from_secs(12) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    db.execute_batch("COMMIT").unwrap_or_else(|e| panic!("{e}"));
+    drop(db);
+    // The run waited for the store instead of failing, and stored every episode (one case, four default targets,
+    // three repetitions).
+    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run"));
+    let o = gauntlet(&["runs", "show", &id, "--store", &store]);
+    assert!(
+        stdout(&o).contains("complete · 12/12 done"),
+        "{}",
+        stdout(&o)
+    );
+}
