@@ -2944,6 +2944,9 @@ mod tests {
                 (Screen::Refusal, "learned, surest"),
                 "{text}"
             );
+            // Just below its threshold the surest path is shut (another path may still pass a strong decline).
+            let (_, why) = screen_at(text, |_| SURE_THRESHOLD - 0.01, THRESHOLDS);
+            assert_ne!(why, "learned, surest", "{text}");
             let (got, why) = screen_at(text, |_| DOUBT_THRESHOLD - 0.01, THRESHOLDS);
             assert_ne!(got, Screen::Refusal, "{text}: {why}");
         }

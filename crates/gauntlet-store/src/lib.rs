@@ -858,8 +858,8 @@ impl Store {
         self.waiting(|c| c.execute_batch("BEGIN IMMEDIATE"))
     }
 
-    /// A write of its own (a run recorded, marked or its ledger stored), waited for as [`Store::begin_immediate`]
-    /// waits: another process holding the store past the busy timeout delays it, never fails it.
+    /// Runs `write` (a transaction opened, a run recorded or marked, a ledger stored), asking again while another
+    /// process holds the store, for up to [`BUSY_WAIT`]: a writer past the busy timeout delays it, never fails it.
     fn waiting<T>(&self, mut write: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
         let started = Instant::now();
         loop {

@@ -205,19 +205,18 @@ mod tests {
     fn both_ways_of_sorting_hashes_agree() {
         let mut x: u64 = 7;
         for len in [0, 1, 5, BITSET_FROM - 1, BITSET_FROM, 6_000, 40_000] {
-            let hashes: Vec<u32> = (0..len)
-                .map(|i| {
-                    x = x
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    // Every third hash repeats an earlier bucket.
-                    if i % 3 == 2 {
-                        (i as u32 / 2) % BUCKETS as u32
-                    } else {
-                        (x >> 33) as u32 % BUCKETS as u32
-                    }
-                })
-                .collect();
+            let mut hashes: Vec<u32> = Vec::with_capacity(len);
+            for i in 0..len {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                // Every third hash repeats one already there, so both ways must drop duplicates.
+                let h = match hashes.get(i / 2) {
+                    Some(&earlier) if i % 3 == 2 => earlier,
+                    _ => (x >> 33) as u32 % BUCKETS as u32,
+                };
+                hashes.push(h);
+            }
             let mut expected = hashes.clone();
             expected.sort_unstable();
             expected.dedup();
