@@ -284,6 +284,8 @@ pub fn rejudge(vuln: &Vulnerability, c: &mut RtCase) -> bool {
 
 struct Planned<'a> {
     target: usize,
+    /// The vulnerability's position in the run's list (its seeds' slots in a [`Feed`]).
+    vi: usize,
     vuln: &'a Vulnerability,
     subtype: usize,
     seed: usize,
@@ -294,17 +296,53 @@ struct Planned<'a> {
 /// run again.
 pub type Resume<'a> = gauntlet_core::order::Resume<'a, RtCase>;
 
-/// How many cases a run of `vulns` × `targets` with `config` plans.
-pub fn plan_len(vulns: &[Vulnerability], targets: usize, config: &RedTeamConfig) -> usize {
-    plan(vulns, targets, config).len()
+/// Where a run's seeds come from.
+#[derive(Clone, Copy)]
+pub enum Seeds<'a> {
+    /// The vulnerabilities' own: the catalogue's, or a resumed run's stored simulated seeds.
+    Given,
+    /// A simulator, run beside the cases: `feed` gets [`Feed::per_subtype`] seeds per sub-type, each case waits
+    /// for its own, and the first cases start after one simulator call rather than after all of them.
+    Simulated {
+        /// The slots the simulator fills (some already filled by a resumed run).
+        feed: &'a Feed,
+        /// The simulator model.
+        model: crate::model_attacks::Attacker<'a>,
+    },
+}
+
+use crate::simulator::Feed;
+
+/// What a red team hands its sink, in the order of the cases.
+pub enum Sunk<'e> {
+    /// The next case.
+    Case(&'e RtCase),
+    /// None came for a while: what the sink holds can be committed.
+    Idle,
+    /// The simulator has filled every seed (before any case after this point): they can be stored, so that a
+    /// resume attacks the same inputs without calling the simulator again.
+    Simulated(&'e Feed),
+}
+
+/// How many cases a run of `vulns` × `targets` with `config` plans (`simulated`: with a simulator's seeds,
+/// `config.seeds_per_subtype` per sub-type, whatever the catalogue has).
+pub fn plan_len(
+    vulns: &[Vulnerability],
+    targets: usize,
+    config: &RedTeamConfig,
+    simulated: bool,
+) -> usize {
+    let per = simulated.then_some(config.seeds_per_subtype);
+    plan(vulns, targets, config, per).len()
 }
 
 fn plan<'a>(
     vulns: &'a [Vulnerability],
     targets: usize,
     config: &RedTeamConfig,
+    simulated: Option<usize>,
 ) -> Vec<Planned<'a>> {
-    let whole = whole_plan(vulns, targets, config);
+    let whole = whole_plan(vulns, targets, config, simulated);
     match config.shard {
         Some(sh) => whole
             .into_iter()
@@ -320,13 +358,16 @@ fn whole_plan<'a>(
     vulns: &'a [Vulnerability],
     targets: usize,
     config: &RedTeamConfig,
+    simulated: Option<usize>,
 ) -> Vec<Planned<'a>> {
     let mut plan = Vec::new();
     for ti in 0..targets {
-        for v in vulns {
+        for (vi, v) in vulns.iter().enumerate() {
             for (si, st) in v.subtypes.iter().enumerate() {
-                // Seeded choice of which seeds, so that asking for fewer than all is reproducible.
-                let mut idx: Vec<usize> = (0..st.seeds.len()).collect();
+                // Seeded choice of which seeds, so that asking for fewer than all is reproducible (a simulator
+                // makes exactly as many as asked for: all of them).
+                let count = simulated.map_or(st.seeds.len(), |n| n.max(1));
+                let mut idx: Vec<usize> = (0..count).collect();
                 let mut rng = SplitMix64::derive(config.seed, &format!("{}/{}", v.id, st.id));
                 for i in (1..idx.len()).rev() {
                     idx.swap(i, rng.below(i + 1));
@@ -337,6 +378,7 @@ fn whole_plan<'a>(
                     for a in &config.attacks {
                         plan.push(Planned {
                             target: ti,
+                            vi,
                             vuln: v,
                             subtype: si,
                             seed,
@@ -350,8 +392,9 @@ fn whole_plan<'a>(
     plan
 }
 
-/// Runs every case, streaming each to `sink` in order (and `None` when none came for a while, so that it can commit
-/// what it holds); returns the report.
+/// Runs every case, streaming each to `sink` in order (and [`Sunk::Idle`] when none came for a while, so that it
+/// can commit what it holds); returns the report. With a simulator ([`Seeds::Simulated`]) the seeds are made while
+/// the cases run, and the sink is told once they are all made ([`Sunk::Simulated`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     catalogue: &Catalogue,
@@ -360,33 +403,113 @@ pub fn run(
     config: &RedTeamConfig,
     judge_model: Option<JudgeModel<'_>>,
     attacker: Option<crate::model_attacks::Attacker<'_>>,
-    sink: &mut dyn FnMut(Option<&RtCase>) -> std::io::Result<()>,
-    resume: Option<Resume<'_>>,
+    seeds: Seeds<'_>,
+    sink: &mut dyn FnMut(Sunk<'_>) -> std::io::Result<()>,
+    mut resume: Option<Resume<'_>>,
 ) -> std::io::Result<Report> {
     // The judge's refusal screen compiles its tables while the first cases wait on their targets.
     gauntlet_core::refusal::warm_up_in_background();
-    let plan = plan(vulns, targets.len(), config);
+    let (feed, model) = match seeds {
+        Seeds::Given => (None, None),
+        Seeds::Simulated { feed, model } => (Some(feed), Some(model)),
+    };
+    let plan = plan(vulns, targets.len(), config, feed.map(Feed::per_subtype));
     let total = plan.len();
     let mut report = Report::default();
-    // One case at a time per worker (a case may wait on a model); a panic in one case is recorded as an errored
-    // case, never lost and never a pass.
-    gauntlet_core::order::run_ordered(
-        total,
-        resume,
-        gauntlet_core::order::PoolConfig {
-            workers: config.concurrency,
-            chunk: 1,
-        },
-        &|i| run_case(i, &plan[i], targets, config, judge_model, attacker),
-        &|i, why| errored_case(i, &plan[i], targets, format!("internal error: {why}")),
-        &mut |c: Option<RtCase>| {
-            if let Some(c) = &c {
-                report.add(catalogue, c);
+    // A resumed run whose simulator had not finished: the seeds its cases attacked stay theirs, and only the
+    // others are simulated again.
+    if let (Some(feed), Some(r)) = (feed, resume.as_mut()) {
+        for (i, p) in plan.iter().enumerate() {
+            if r.done.get(i).copied().unwrap_or(false) {
+                let c = (r.load)(i)?;
+                feed.put((p.vi, p.subtype, p.seed), recorded_seed(&c));
             }
-            sink(c.as_ref())
-        },
-    )?;
+        }
+    }
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut told = false;
+    let ran = std::thread::scope(|scope| {
+        if let (Some(feed), Some(model)) = (feed, model) {
+            let stop = &stop;
+            scope.spawn(move || {
+                crate::simulator::fill(feed, vulns, model, config.concurrency, stop)
+            });
+        }
+        // One case at a time per worker (a case may wait on a model, or on its seed); a panic in one case is
+        // recorded as an errored case, never lost and never a pass.
+        let ran = gauntlet_core::order::run_ordered(
+            total,
+            resume,
+            gauntlet_core::order::PoolConfig {
+                workers: config.concurrency,
+                chunk: 1,
+            },
+            &|i| run_case(i, &plan[i], feed, targets, config, judge_model, attacker),
+            &|i, why| errored_case(i, &plan[i], feed, targets, format!("internal error: {why}")),
+            &mut |c: Option<RtCase>| {
+                if let Some(feed) = feed.filter(|f| !told && f.closed() && f.complete()) {
+                    told = true;
+                    sink(Sunk::Simulated(feed))?;
+                }
+                match &c {
+                    Some(c) => {
+                        report.add(catalogue, c);
+                        sink(Sunk::Case(c))
+                    }
+                    None => sink(Sunk::Idle),
+                }
+            },
+        );
+        // A run that stopped early stops its simulator too (after the batches it holds).
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        ran
+    });
+    ran?;
+    if let Some(feed) = feed {
+        if !told && feed.complete() {
+            sink(Sunk::Simulated(feed))?;
+        }
+        report.simulator = Some(feed.summary());
+    }
     Ok(report)
+}
+
+/// The seed a stored case attacked, and where it came from.
+fn recorded_seed(c: &RtCase) -> crate::simulator::Seed {
+    let prov = match (&c.seed_fallback, c.seed_source.as_str()) {
+        (Some(why), _) => crate::catalog::Provenance::Fallback(why.clone()),
+        (None, "simulator") => crate::catalog::Provenance::Simulated,
+        (None, other) => crate::catalog::Provenance::Fallback(format!("a {other} seed")),
+    };
+    (c.seed.clone(), prov)
+}
+
+/// The seed case `p` attacks and where it came from (`seed_source`, `seed_fallback`): the simulator's, waited for,
+/// or the vulnerability's own. `None`: the simulator stopped without making it.
+fn seed_of(
+    p: &Planned<'_>,
+    feed: Option<&Feed>,
+    wait: bool,
+) -> Option<(String, &'static str, Option<String>)> {
+    use crate::catalog::Provenance;
+    let st = &p.vuln.subtypes[p.subtype];
+    let (seed, prov) = match feed {
+        Some(f) if wait => f
+            .wait((p.vi, p.subtype, p.seed))
+            .map(|(s, w)| (s, Some(w)))?,
+        Some(f) => f
+            .get((p.vi, p.subtype, p.seed))
+            .map(|(s, w)| (s, Some(w)))?,
+        None => (
+            st.seeds.get(p.seed)?.clone(),
+            st.provenance.get(p.seed).cloned(),
+        ),
+    };
+    Some(match prov {
+        None => (seed, "catalogue", None),
+        Some(Provenance::Simulated) => (seed, "simulator", None),
+        Some(Provenance::Fallback(why)) => (seed, "catalogue", Some(why)),
+    })
 }
 
 impl RtCase {
@@ -413,9 +536,15 @@ impl RtCase {
 }
 
 /// The record of a case that could not run (a panic in it): errored, with the reason, never judged.
-fn errored_case(index: usize, p: &Planned<'_>, targets: &[Box<dyn Target>], why: String) -> RtCase {
+fn errored_case(
+    index: usize,
+    p: &Planned<'_>,
+    feed: Option<&Feed>,
+    targets: &[Box<dyn Target>],
+    why: String,
+) -> RtCase {
     let st = &p.vuln.subtypes[p.subtype];
-    let seed = st.seeds.get(p.seed).cloned().unwrap_or_default();
+    let (seed, source, fallback) = seed_of(p, feed, false).unwrap_or_default();
     let mut case = RtCase {
         index,
         target: targets[p.target].name().to_string(),
@@ -425,8 +554,13 @@ fn errored_case(index: usize, p: &Planned<'_>, targets: &[Box<dyn Target>], why:
         attack_changed_input: false,
         attack_fallback: None,
         turns: Vec::new(),
-        seed_source: "catalogue".into(),
-        seed_fallback: None,
+        seed_source: if source.is_empty() {
+            "catalogue"
+        } else {
+            source
+        }
+        .into(),
+        seed_fallback: fallback,
         input: seed.clone(),
         seed,
         output: String::new(),
@@ -446,17 +580,16 @@ fn errored_case(index: usize, p: &Planned<'_>, targets: &[Box<dyn Target>], why:
 fn run_case(
     index: usize,
     p: &Planned<'_>,
+    feed: Option<&Feed>,
     targets: &[Box<dyn Target>],
     config: &RedTeamConfig,
     judge_model: Option<JudgeModel<'_>>,
     attacker: Option<crate::model_attacks::Attacker<'_>>,
 ) -> RtCase {
     let st = &p.vuln.subtypes[p.subtype];
-    let seed = st.seeds[p.seed].clone();
-    let (seed_source, seed_fallback) = match st.provenance.get(p.seed) {
-        None => ("catalogue", None),
-        Some(crate::catalog::Provenance::Simulated) => ("simulator", None),
-        Some(crate::catalog::Provenance::Fallback(why)) => ("catalogue", Some(why.clone())),
+    let Some((seed, seed_source, seed_fallback)) = seed_of(p, feed, true) else {
+        let why = "the simulator stopped before it made this case's seed".to_string();
+        return errored_case(index, p, feed, targets, why);
     };
     let mut rng = SplitMix64::derive(
         config.seed,
@@ -615,6 +748,7 @@ mod tests {
                 &config,
                 None,
                 None,
+                Seeds::Given,
                 &mut |_| Ok(()),
                 None,
             )
@@ -683,14 +817,17 @@ mod tests {
             &config,
             None,
             None,
+            Seeds::Given,
             &mut |c| {
-                seen.extend(c.cloned());
+                if let Sunk::Case(c) = c {
+                    seen.push(c.clone());
+                }
                 Ok(())
             },
             None,
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(seen.len(), plan_len(&vulns, 1, &config));
+        assert_eq!(seen.len(), plan_len(&vulns, 1, &config, false));
         assert!(
             seen.iter().enumerate().all(|(i, c)| c.index == i),
             "in order"

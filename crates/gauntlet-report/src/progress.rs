@@ -4,7 +4,6 @@
 //! pipe), so a slow model is never a silent screen. [`CasesSeen`] keeps a red team's line and errored causes.
 
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -77,7 +76,9 @@ struct Line {
 /// A job's progress line. Dropping it stops the ticker.
 pub struct Ticker {
     line: Arc<Mutex<Line>>,
-    stop: Arc<AtomicBool>,
+    /// Dropped to stop the ticker: its thread wakes at once instead of at its next tick, so a job's end does not
+    /// wait up to a tick for it.
+    stop: Option<std::sync::mpsc::Sender<()>>,
     tty: bool,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -95,8 +96,8 @@ impl Ticker {
             done: false,
             drawn: started,
         }));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (l, s) = (line.clone(), stop.clone());
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let l = line.clone();
         let thread = std::thread::Builder::new()
             .name("progress".into())
             .spawn(move || {
@@ -112,8 +113,9 @@ impl Ticker {
                 } else {
                     Instant::now() + every
                 };
-                while !s.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(100));
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(Duration::from_millis(100))
+                {
                     if Instant::now() < next {
                         continue;
                     }
@@ -139,7 +141,7 @@ impl Ticker {
             .ok();
         Some(Ticker {
             line,
-            stop,
+            stop: Some(stop),
             tty,
             thread,
         })
@@ -170,7 +172,7 @@ impl Ticker {
 
 impl Drop for Ticker {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        drop(self.stop.take());
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

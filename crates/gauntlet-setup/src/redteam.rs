@@ -4,7 +4,8 @@
 
 use crate::recording::Recorded;
 use crate::{Config, Models, SetupError, config::RedteamFile};
-use gauntlet_redteam::{Catalogue, RedTeamConfig, RtCase, Vulnerability, simulator::Summary};
+use gauntlet_redteam::simulator::{Feed, Summary};
+use gauntlet_redteam::{Catalogue, RedTeamConfig, RtCase, Vulnerability};
 use std::sync::Arc;
 
 /// What a red team is asked to run, as its flags give it (each `None` or empty falls back to the config file's
@@ -224,58 +225,87 @@ impl Roles {
     }
 }
 
-/// The red team's seeds, put into `vulns`: a resumed run's simulated seeds (so it plans the very same cases), or
-/// new ones from the simulator (`simulated` is told what it did and how long it took), or the catalogue's as they
-/// are (`None`).
-pub fn seeds(
+/// Where the red team's seeds come from.
+pub enum Seeding<'r> {
+    /// The catalogue's, or a resumed run's stored simulated seeds (put into the vulnerabilities), with what the
+    /// stored run's simulator did.
+    Given(Option<Summary>),
+    /// A simulator, which makes them while the cases run (each case waits for its own seed).
+    Simulated(Feed, gauntlet_redteam::model_attacks::Attacker<'r>),
+}
+
+impl Seeding<'_> {
+    /// Whether a simulator makes the seeds (the plan then has `--seeds-per-subtype` per sub-type).
+    pub fn simulated(&self) -> bool {
+        matches!(self, Seeding::Simulated(..))
+    }
+
+    /// The seeds as the job takes them.
+    pub fn as_seeds(&self) -> gauntlet_redteam::job::Seeds<'_> {
+        match self {
+            Seeding::Given(_) => gauntlet_redteam::job::Seeds::Given,
+            Seeding::Simulated(feed, model) => gauntlet_redteam::job::Seeds::Simulated {
+                feed,
+                model: *model,
+            },
+        }
+    }
+}
+
+/// The red team's seeds: a resumed run's stored simulated seeds, put into `vulns` (so it plans and attacks the
+/// very same cases), or a simulator's feed, or the catalogue's as they are.
+pub fn seeds<'r>(
     resumed: Option<&gauntlet_store::RunInfo>,
-    roles: &Roles,
-    vulns: &mut Vec<Vulnerability>,
+    roles: &'r Roles,
+    vulns: &mut [Vulnerability],
     plan: &RedTeamConfig,
-    simulated: impl FnOnce(&Summary, std::time::Duration),
-) -> Result<Option<Summary>, SetupError> {
+) -> Result<Seeding<'r>, SetupError> {
     if let Some(seeds) = resumed.and_then(|i| i.header.get("simulated_seeds")) {
         gauntlet_redteam::catalog::apply_simulated_seeds(vulns, seeds)
             .map_err(|e| SetupError::spec("--resume", e))?;
-        return Ok(resumed
-            .and_then(|i| i.header.get("simulator_summary").cloned())
-            .and_then(|v| serde_json::from_value(v).ok()));
+        return Ok(Seeding::Given(
+            resumed
+                .and_then(|i| i.header.get("simulator_summary").cloned())
+                .and_then(|v| serde_json::from_value(v).ok()),
+        ));
     }
-    let Some(model) = roles.simulator() else {
-        return Ok(None);
-    };
-    let started = std::time::Instant::now();
-    let (v, summary) = gauntlet_redteam::simulator::simulate(
-        vulns,
-        plan.seeds_per_subtype,
-        model,
-        plan.concurrency,
-    );
-    simulated(&summary, started.elapsed());
-    *vulns = v;
-    Ok(Some(summary))
+    Ok(match roles.simulator() {
+        Some(model) => Seeding::Simulated(Feed::new(vulns, plan.seeds_per_subtype), model),
+        None => Seeding::Given(None),
+    })
 }
 
-/// The red team's run in the store: a new run, its header carrying the simulated seeds, or the resumed run,
-/// reopened, with the cases it already has.
+/// The red team's run in the store: a new run, or the resumed run, reopened, with the cases it already has. The
+/// simulated seeds are stored later, once made ([`store_seeds`]).
 pub fn record<'s>(
     store: Option<&'s gauntlet_store::Store>,
     resumed: Option<&gauntlet_store::RunInfo>,
     args: &serde_json::Value,
     head: &serde_json::Value,
     total: usize,
-    (vulns, simulated): (&[Vulnerability], Option<&Summary>),
 ) -> Result<Recorded<'s>, SetupError> {
     // The simulated seeds are the store's alone: a resumed run's are never compared, whether or not it has them.
-    let seeds = simulated.map(|_| gauntlet_redteam::catalog::simulated_seeds_json(vulns));
-    let summary = simulated.map(serde_json::to_value).transpose()?;
     let [k_seeds, k_summary] = gauntlet_redteam::catalog::STORED_ONLY;
-    let extra = [(k_seeds, seeds), (k_summary, summary)];
+    let extra = [(k_seeds, None), (k_summary, None)];
     let plan = gauntlet_store::Plan {
         extra: &extra,
         ..gauntlet_store::Plan::new(gauntlet_store::RunKind::Redteam, args, head, total)
     };
     Recorded::start(store, &plan, resumed)
+}
+
+/// Stores the simulator's seeds of `vulns` and what it did in the run's header, with the cases around them, so
+/// that a resume attacks the same inputs without calling the simulator again.
+pub fn store_seeds(
+    w: &mut gauntlet_store::Writer<'_>,
+    feed: &Feed,
+    vulns: &[Vulnerability],
+) -> std::io::Result<()> {
+    let seeds = gauntlet_redteam::catalog::simulated_seeds_json(&feed.seeded(vulns));
+    let summary = serde_json::to_value(feed.summary())?;
+    let [k_seeds, k_summary] = gauntlet_redteam::catalog::STORED_ONLY;
+    w.header_fields(&[(k_seeds, seeds), (k_summary, summary)])
+        .map_err(std::io::Error::other)
 }
 
 /// Stores one red-team case as it completes.

@@ -1593,6 +1593,37 @@ impl<'a> Writer<'a> {
         self.tick()
     }
 
+    /// Sets store-only fields of the run's header ([`Plan::extra`]: a simulator's seeds, known only once the run is
+    /// under way), in the transaction of the results around them: a resume finds them once the results after them
+    /// are durable.
+    pub fn header_fields(&mut self, fields: &[(&str, Value)]) -> Result<()> {
+        self.begin()?;
+        let conn = &self.store.conn;
+        let read = conn.query_row(
+            "SELECT header FROM runs WHERE id = ?1",
+            [&self.run_id],
+            |r| r.get::<_, String>(0),
+        );
+        let text = self.store.sql(read)?;
+        // A header is always an object; one that is not is a store this version cannot have written.
+        let mut header: serde_json::Map<String, Value> =
+            serde_json::from_str(&text).map_err(|source| StoreError::Corrupt {
+                path: self.store.path.clone(),
+                run: self.run_id.clone(),
+                index: -1,
+                source,
+            })?;
+        for (k, v) in fields {
+            header.insert((*k).to_string(), v.clone());
+        }
+        let write = conn.execute(
+            "UPDATE runs SET header = ?2 WHERE id = ?1",
+            params![self.run_id, Value::Object(header).to_string()],
+        );
+        self.store.sql(write)?;
+        self.tick()
+    }
+
     /// Stores one item of another job (`kind`: `redteam-case`, `privilege-score`) as JSON.
     pub fn item(
         &mut self,

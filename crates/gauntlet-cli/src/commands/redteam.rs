@@ -5,6 +5,7 @@ use crate::flags::{ModelFlags, StoreArgs, open_store, report_models};
 use crate::job::{finish, json_document, recording, resumed_run};
 use anyhow::Result;
 use clap::Args;
+use gauntlet_redteam::job::{Sunk, plan_len};
 use gauntlet_setup::interrupt;
 use gauntlet_setup::{config, redteam};
 use gauntlet_store::RunKind;
@@ -183,32 +184,34 @@ pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
     let roles = redteam::Roles::new(&models, a.roles())?;
     models.preflight(a.no_preflight)?;
     rcfg.concurrency = a.concurrency.unwrap_or(models.default_workers());
-    let simulated = redteam::seeds(resumed.as_ref(), &roles, &mut vulns, &rcfg, |s, took| {
-        eprintln!(
-            "simulator: {} inputs generated, {} catalogue seeds filled in, {} calls in {:.2} s",
-            s.simulated,
-            s.fallback,
-            s.calls,
-            took.as_secs_f64()
-        )
-    })?;
+    let seeding = redteam::seeds(resumed.as_ref(), &roles, &mut vulns, &rcfg)?;
     let named = [a.judge.clone(), a.attacker.clone(), a.simulator.clone()];
     let head = gauntlet_redteam::job::Head::json(&rcfg, &names, &vulns, named)?;
-    let total = gauntlet_redteam::job::plan_len(&vulns, targets.len(), &rcfg);
+    let total = plan_len(&vulns, targets.len(), &rcfg, seeding.simulated());
     let args = serde_json::to_value(&a)?;
-    let seeds = (vulns.as_slice(), simulated.as_ref());
-    let rec = redteam::record(store.as_ref(), resumed.as_ref(), &args, &head, total, seeds)?;
+    let rec = redteam::record(store.as_ref(), resumed.as_ref(), &args, &head, total)?;
     let kind = (RunKind::Redteam, "redteam");
     recording(&rec, kind, resumed.is_some(), false, &a.store.path);
     let mut store_writer = rec.writer(&models);
     let mut writer = json_document(a.json.as_deref(), &head, "cases")?;
     let mut seen = gauntlet_report::progress::CasesSeen::start(total, a.quiet);
-    let mut sink = |c: Option<&gauntlet_redteam::RtCase>| -> std::io::Result<()> {
-        // Nothing came for a while: what is stored is committed now, as the next case may take minutes.
-        let Some(c) = c else {
-            return store_writer
-                .as_mut()
-                .map_or(Ok(()), |w| w.commit().map_err(std::io::Error::other));
+    let started = Instant::now();
+    let mut simulated_in = None;
+    let mut sink = |c: Sunk<'_>| -> std::io::Result<()> {
+        let c = match c {
+            Sunk::Case(c) => c,
+            // Nothing came for a while: what is stored is committed now, as the next case may take minutes.
+            Sunk::Idle => {
+                return store_writer
+                    .as_mut()
+                    .map_or(Ok(()), |w| w.commit().map_err(std::io::Error::other));
+            }
+            Sunk::Simulated(feed) => {
+                simulated_in = Some(started.elapsed());
+                return store_writer
+                    .as_mut()
+                    .map_or(Ok(()), |w| redteam::store_seeds(w, feed, &vulns));
+            }
         };
         seen.case(c);
         if let Some(w) = writer.as_mut() {
@@ -225,7 +228,6 @@ pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         done: &rec.done,
         load: &mut load,
     });
-    let started = Instant::now();
     let result = gauntlet_redteam::run(
         &catalogue,
         &vulns,
@@ -233,6 +235,7 @@ pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
         &rcfg,
         roles.judge(),
         roles.attacker(),
+        seeding.as_seeds(),
         &mut sink,
         resume,
     );
@@ -252,7 +255,12 @@ pub(crate) fn cmd_redteam(mut a: RedteamArgs) -> Result<ExitCode> {
             return stopped_early(&e, rec.id.as_deref()).ok_or_else(|| e.into());
         }
     };
-    report.simulator = simulated;
+    report.simulator = match seeding {
+        redteam::Seeding::Given(stored) => stored,
+        _ => report
+            .simulator
+            .inspect(|s| eprintln!("{}", s.line(simulated_in))),
+    };
     finish(&rec, &models, Some(&serde_json::to_value(&report)?))?;
     if let Some(w) = writer {
         w.finish("report", &report)?;

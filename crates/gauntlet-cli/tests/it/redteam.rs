@@ -788,3 +788,88 @@ fn agent_is_accepted_as_the_target_flag() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("chat-refuser"), "{}", stdout(&o));
 }
+
+/// The run's stored header, read from the store's file.
+fn stored_header(store: &str, id: &str) -> Value {
+    let db = rusqlite::Connection::open(store).unwrap_or_else(|e| panic!("{e}"));
+    let text: String = db
+        .query_row("SELECT header FROM runs WHERE id = ?1", [id], |r| r.get(0))
+        .unwrap_or_else(|e| panic!("{e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_red_team_killed_while_its_simulator_runs_resumes_to_the_uninterrupted_run() {
+    // The simulator runs beside the cases: with 32 batches to make and the mock stalled after 12 requests, cases
+    // are stored while seeds are still missing. Without a judge, a case is one target call.
+    let args = |cfg: &str| -> Vec<String> {
+        [
+            "redteam",
+            "--config",
+            cfg,
+            "--target",
+            "mock/literal",
+            "--simulator",
+            "mock/simulator",
+            "--vulns",
+            "bias/race,bias/gender,bias/religion,bias/politics",
+            "--attacks",
+            "none",
+            "--seeds-per-subtype",
+            "40",
+            "--concurrency",
+            "2",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let reference = dir.path().join("reference.json");
+    let whole = mock_with(gauntlet_mock::MockConfig {
+        latency: std::time::Duration::from_millis(10),
+        ..Default::default()
+    });
+    let mut a = args(&whole.cfg);
+    a.extend(["--no-store", "--json"].map(String::from));
+    a.push(reference.to_string_lossy().into_owned());
+    let o = gauntlet(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("simulator: 160 inputs generated, 0 catalogue seeds filled in, 32 calls"),
+        "{}",
+        stderr(&o)
+    );
+
+    let m = mock_with(gauntlet_mock::MockConfig {
+        latency: std::time::Duration::from_millis(10),
+        stall_after: Some(12),
+        ..Default::default()
+    });
+    let store = dir.path().join("g.db").to_string_lossy().into_owned();
+    let mut a = args(&m.cfg);
+    a.extend(["--store".to_string(), store.clone()]);
+    crate::kill_midway(&a.iter().map(String::as_str).collect::<Vec<_>>(), &store);
+    let id = crate::newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
+    assert!(
+        stored_header(&store, &id).get("simulated_seeds").is_none(),
+        "the simulator could not have finished"
+    );
+    m.server.release();
+    let o = gauntlet(&["redteam", "--resume", &id, "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stored_header(&store, &id)["simulated_seeds"]["bias"]["race"]
+            .as_array()
+            .is_some_and(|s| s.len() == 40),
+        "the seeds are stored once made"
+    );
+    let o = gauntlet(&["report", &id, "--format", "json", "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = std::fs::read_to_string(&reference).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        stdout(&o) == expected,
+        "the resumed red-team run differs from an uninterrupted one:\n{}\n---\n{expected}",
+        stdout(&o)
+    );
+}
