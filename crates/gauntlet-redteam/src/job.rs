@@ -1,6 +1,7 @@
 //! Planning, running and summarising red-team cases.
 
 use crate::catalog::{Catalogue, Vulnerability};
+use crate::simulator::Feed;
 use gauntlet_agents::{Calibration, Target};
 use gauntlet_core::{GatewayEvent, SplitMix64};
 use gauntlet_gateway::Gateway;
@@ -311,8 +312,6 @@ pub enum Seeds<'a> {
     },
 }
 
-use crate::simulator::Feed;
-
 /// What a red team hands its sink, in the order of the cases.
 pub enum Sunk<'e> {
     /// The next case.
@@ -420,9 +419,10 @@ pub fn run(
     // others are simulated again.
     if let (Some(feed), Some(r)) = (feed, resume.as_mut()) {
         for (i, p) in plan.iter().enumerate() {
-            if r.done.get(i).copied().unwrap_or(false) {
-                let c = (r.load)(i)?;
-                feed.put((p.vi, p.subtype, p.seed), recorded_seed(&c));
+            if r.done.get(i).copied().unwrap_or(false)
+                && let Some(seed) = recorded_seed(&(r.load)(i)?)
+            {
+                feed.put((p.vi, p.subtype, p.seed), seed);
             }
         }
     }
@@ -474,14 +474,15 @@ pub fn run(
     Ok(report)
 }
 
-/// The seed a stored case attacked, and where it came from.
-fn recorded_seed(c: &RtCase) -> crate::simulator::Seed {
+/// The seed a stored case of a simulated run attacked, and where it came from; `None` when it never had one (it
+/// errored before its seed was made), so that the seed is made again rather than taken to be empty.
+fn recorded_seed(c: &RtCase) -> Option<crate::simulator::Seed> {
     let prov = match (&c.seed_fallback, c.seed_source.as_str()) {
         (Some(why), _) => crate::catalog::Provenance::Fallback(why.clone()),
         (None, "simulator") => crate::catalog::Provenance::Simulated,
-        (None, other) => crate::catalog::Provenance::Fallback(format!("a {other} seed")),
+        (None, _) => return None,
     };
-    (c.seed.clone(), prov)
+    Some((c.seed.clone(), prov))
 }
 
 /// The seed case `p` attacks and where it came from (`seed_source`, `seed_fallback`): the simulator's, waited for,
@@ -682,6 +683,7 @@ fn run_case(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::Provenance;
     use gauntlet_agents::{Agent, AgentError};
     use gauntlet_gateway::Gateway;
 
@@ -796,6 +798,38 @@ mod tests {
 
     /// A case whose target panics is recorded as errored with the panic's message, in order, and the run goes
     /// on: it is never lost, never judged and never a pass.
+    #[test]
+    fn a_resumed_simulated_run_takes_the_seeds_its_cases_attacked_but_not_a_missing_one() {
+        let catalogue = crate::catalog::builtin().unwrap_or_else(|e| panic!("{e:?}"));
+        let vulns: Vec<Vulnerability> = catalogue.vulnerabilities.iter().take(1).cloned().collect();
+        let config = RedTeamConfig {
+            attacks: vec!["none".into()],
+            seeds_per_subtype: 2,
+            seed: 1,
+            multi_turn: Default::default(),
+            concurrency: 1,
+            shard: None,
+        };
+        let targets: Vec<Box<dyn Target>> = vec![Box::new(Steady)];
+        let feed = Feed::new(&vulns, 2);
+        let planned = plan(&vulns, 1, &config, Some(2));
+        // A case that errored before the simulator made its seed: stored with no seed, which is not one to reuse.
+        let unseeded = errored_case(0, &planned[0], Some(&feed), &targets, "stopped".into());
+        assert_eq!(
+            (unseeded.seed.as_str(), unseeded.seed_fallback.as_deref()),
+            ("", None)
+        );
+        assert_eq!(recorded_seed(&unseeded), None);
+        let simulated: crate::simulator::Seed = ("made".into(), Provenance::Simulated);
+        feed.put((0, 0, 0), simulated.clone());
+        let seeded = errored_case(0, &planned[0], Some(&feed), &targets, "stopped".into());
+        assert_eq!(recorded_seed(&seeded), Some(simulated));
+        let why = Provenance::Fallback("simulator refused".into());
+        feed.put((0, 0, 1), ("stood in".into(), why.clone()));
+        let fell_back = errored_case(1, &planned[1], Some(&feed), &targets, "stopped".into());
+        assert_eq!(recorded_seed(&fell_back), Some(("stood in".into(), why)));
+    }
+
     #[test]
     fn a_panicking_case_is_an_errored_case_and_the_run_goes_on() {
         let catalogue = crate::catalog::builtin().unwrap_or_else(|e| panic!("{e:?}"));

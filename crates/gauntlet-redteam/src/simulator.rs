@@ -66,6 +66,8 @@ pub struct Feed {
 struct FeedState {
     /// `[vulnerability][sub-type][seed]`.
     slots: Vec<Vec<Vec<Option<Seed>>>>,
+    /// Slots still empty: whether the feed is complete is asked after every case, so it is kept, not counted.
+    missing: usize,
     /// The simulator has stopped: a slot still empty stays empty.
     closed: bool,
 }
@@ -74,6 +76,7 @@ impl Feed {
     /// Empty slots for `per_subtype` seeds (at least 1) of every sub-type of `vulns`.
     pub fn new(vulns: &[Vulnerability], per_subtype: usize) -> Feed {
         let per_subtype = per_subtype.max(1);
+        let missing = vulns.iter().map(|v| v.subtypes.len() * per_subtype).sum();
         let slots = vulns
             .iter()
             .map(|v| vec![vec![None; per_subtype]; v.subtypes.len()])
@@ -82,6 +85,7 @@ impl Feed {
             per_subtype,
             state: Mutex::new(FeedState {
                 slots,
+                missing,
                 closed: false,
             }),
             filled: Condvar::new(),
@@ -100,7 +104,8 @@ impl Feed {
 
     /// Fills slot `(v, s, j)` unless it is filled (a seed, once a case may have attacked it, never changes).
     pub fn put(&self, (v, s, j): (usize, usize, usize), seed: Seed) {
-        let mut st = self.state();
+        let mut guard = self.state();
+        let st = &mut *guard;
         if let Some(slot) = st
             .slots
             .get_mut(v)
@@ -109,6 +114,7 @@ impl Feed {
             && slot.is_none()
         {
             *slot = Some(seed);
+            st.missing -= 1;
             self.filled.notify_all();
         }
     }
@@ -145,8 +151,7 @@ impl Feed {
 
     /// Whether every slot is filled.
     pub fn complete(&self) -> bool {
-        let st = self.state();
-        st.slots.iter().flatten().flatten().all(Option::is_some)
+        self.state().missing == 0
     }
 
     /// What the simulator did: seeds generated and filled in over every filled slot, and the calls they came from
