@@ -440,23 +440,26 @@ impl Checker<'_> {
                 ] {
                     if !tree.has_leaf(&v.value) {
                         ok = false;
-                        let msg = match tree.groups.iter().find(|g| g.id == v.value) {
-                            Some(g) => format!(
+                        let msg = match tree.inner(&v.value) {
+                            Some(leaves) => format!(
                                 "taxonomy.{field}: `{}` is a group of {}; use one of its leaves: {}",
                                 v.value,
                                 tree.tree,
-                                g.leaves
-                                    .iter()
-                                    .map(|l| l.id.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
+                                leaves.join(", ")
                             ),
-                            None => format!(
-                                "taxonomy.{field}: unknown {} id `{}`; known: {}",
-                                tree.tree,
-                                v.value,
-                                tree.leaf_ids().join(", ")
-                            ),
+                            None => {
+                                let near = tree.nearest(&v.value, 5);
+                                format!(
+                                    "taxonomy.{field}: unknown {} id `{}`; {}`gauntlet cases taxonomy` lists them all",
+                                    tree.tree,
+                                    v.value,
+                                    if near.is_empty() {
+                                        String::new()
+                                    } else {
+                                        format!("nearest: {}; ", near.join(", "))
+                                    }
+                                )
+                            }
                         };
                         self.at(v, msg);
                     }

@@ -85,7 +85,10 @@ fn several_semantic_errors_are_all_reported() {
         .join("\n");
     assert!(all.contains("unknown tool `mail.lst`"), "{all}");
     assert!(all.contains("do not match its schema"), "{all}");
-    assert!(all.contains("unknown risks id `credential-theft`"), "{all}");
+    assert!(
+        all.contains("unknown risks id `credential-theft`; nearest: credential-exfiltration"),
+        "{all}"
+    );
     assert!(all.contains("task.success: CEL does not compile"), "{all}");
     // Every diagnostic has a position.
     assert!(d.iter().all(|d| d.line > 0 && d.column > 0), "{all}");
@@ -183,8 +186,13 @@ fn injection_field_must_hit_a_string() {
 
 #[test]
 fn a_group_id_is_not_a_leaf() {
-    let d = errors(&GOOD.replace("env: mail", "env: communication"));
-    assert!(d.iter().any(|d| d.message.contains("`communication` is a group of environments; use one of its leaves: mail, chat, calendar")), "{d:?}");
+    let d = errors(&GOOD.replace("env: mail", "env: executive-office"));
+    assert!(d.iter().any(|d| d.message.contains("`executive-office` is a group of environments; use one of its leaves: executive-assistant, board-secretariat, meeting-coordinator, travel-and-events")), "{d:?}");
+    // A subgroup (the second level) is named the same way.
+    let d = errors(&GOOD.replace("env: mail", "env: scheduling"));
+    assert!(d.iter().any(|d| d.message.contains("`scheduling` is a group of environments; use one of its leaves: meeting-coordinator, travel-and-events")), "{d:?}");
+    // An old id (environments were once the services) resolves to the leaf that took its place.
+    assert!(errors(&GOOD).is_empty());
 }
 
 #[test]
