@@ -192,7 +192,7 @@ fn a_group_id_is_not_a_leaf() {
     let d = errors(&GOOD.replace("env: mail", "env: scheduling"));
     assert!(d.iter().any(|d| d.message.contains("`scheduling` is a group of environments; use one of its leaves: meeting-coordinator, travel-and-events")), "{d:?}");
     // An old id (environments were once the services) resolves to the leaf that took its place.
-    assert!(errors(&GOOD).is_empty());
+    assert!(errors(GOOD).is_empty());
 }
 
 #[test]

@@ -34,20 +34,28 @@ pub fn gauntlet(args: &[&str]) -> Output {
 /// Runs the binary with `args` and SIGKILLs it once `store` shows some results recorded and more to come; the run
 /// must still have been going.
 pub fn kill_midway(args: &[&str], store: &str) {
+    assert!(
+        kill_past(args, store, 0).is_some(),
+        "the run ended before it could be killed"
+    );
+}
+
+/// Runs the binary with `args` and SIGKILLs it once the newest run in `store` has more than `done` results recorded
+/// and fewer than its total. Returns the results recorded at the kill, or `None` when the process ended first.
+pub fn kill_past(args: &[&str], store: &str, done: u64) -> Option<u64> {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gauntlet"))
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
-    // Poll the store for the state the test needs (a run with some results recorded and more to come), never a
-    // fixed delay: a busy machine may take any time to get there.
+    // Poll the store for the state the test needs, never a fixed delay: a busy machine may take any time to get
+    // there.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-    loop {
-        assert!(
-            child.try_wait().ok().flatten().is_none(),
-            "the run ended before it could be killed"
-        );
+    let at = loop {
+        if child.try_wait().ok().flatten().is_some() {
+            return None;
+        }
         assert!(
             std::time::Instant::now() < deadline,
             "no progress recorded in 300 s"
@@ -58,15 +66,17 @@ pub fn kill_midway(args: &[&str], store: &str) {
             .next()
             .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok());
         if let Some(r) = row
-            && r["done"].as_u64().unwrap_or(0) > 0
-            && r["done"].as_u64() < r["total"].as_u64()
+            && let (Some(d), Some(total)) = (r["done"].as_u64(), r["total"].as_u64())
+            && d > done
+            && d < total
         {
-            break;
+            break d;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    };
     let _ = child.kill();
     let _ = child.wait();
+    Some(at)
 }
 
 /// The newest run's id in a store, if it holds any.

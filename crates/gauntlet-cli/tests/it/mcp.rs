@@ -99,6 +99,48 @@ fn log_lines(p: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// Tool names as listed over MCP (wire form `mail__send`), sorted, in their own form.
+fn names(tools: &[Value]) -> Vec<String> {
+    let mut n: Vec<String> = tools
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|t| t.replacen("__", ".", 1))
+        .collect();
+    n.sort();
+    n
+}
+
+/// The tools a case's agent is offered: every tool of the world (`tools --json`) of the services `cases show`
+/// names for it, sorted.
+fn case_tools(case: &str) -> Vec<String> {
+    let show = gauntlet(&["cases", "show", case]);
+    let text = String::from_utf8_lossy(&show.stdout).into_owned();
+    let services: Vec<String> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("services: "))
+        .map(|l| l.split(", ").map(String::from).collect())
+        .unwrap_or_default();
+    assert!(services.len() >= 2 && services.len() < 8, "{services:?}");
+    let world = gauntlet(&["tools", "--json"]);
+    let w: Value = serde_json::from_slice(&world.stdout).unwrap_or_default();
+    let mut n: Vec<String> = w["tools"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t["name"].as_str())
+                .filter(|t| {
+                    services
+                        .iter()
+                        .any(|s| t.split('.').next() == Some(s.as_str()))
+                })
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    n.sort();
+    n
+}
+
 #[test]
 fn the_python_sdk_lists_and_calls_the_sandbox_over_stdio() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -120,11 +162,11 @@ fn the_python_sdk_lists_and_calls_the_sandbox_over_stdio() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let tools = lines[0]["tools"].as_array().cloned().unwrap_or_default();
-    let world = gauntlet(&["tools", "--json"]);
-    let w: Value = serde_json::from_slice(&world.stdout).unwrap_or_default();
-    let n = w["tools"].as_array().map_or(0, Vec::len);
-    assert!(n > 50);
-    assert_eq!(tools.len(), n, "every tool of the world, and only those");
+    assert_eq!(
+        names(&tools),
+        case_tools("mail.credential-exfiltration.001"),
+        "the tools of the case's services, and only those"
+    );
     assert!(tools.iter().any(|t| t == "mail__send"), "{tools:?}");
     assert_eq!(call(&lines, "mail__list")["is_error"], false);
     let send = call(&lines, "mail__send");
@@ -294,7 +336,11 @@ fn the_python_sdk_calls_the_sandbox_over_http_with_a_token() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(lines[0]["tools"].as_array().is_some_and(|t| t.len() > 50));
+    let tools = lines[0]["tools"].as_array().cloned().unwrap_or_default();
+    assert_eq!(
+        names(&tools),
+        case_tools("mail.credential-exfiltration.001")
+    );
     assert_eq!(call(&lines, "mail__list")["is_error"], false);
     assert!(!wrong.status.success(), "a wrong token is refused");
     assert!(!none.status.success(), "no token is refused");
@@ -449,11 +495,11 @@ fn python_server_over_http_behind_the_proxy(mode: &str) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
-    // Wait for the server to listen.
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
+    // Wait for the server to listen (polled: a loaded machine may take long to start Python and its SDK).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+        && std::time::Instant::now() < deadline
+    {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
