@@ -27,8 +27,8 @@ pub struct LlmTarget {
     max_steps: u32,
     max_calls: usize,
     runtime: tokio::runtime::Handle,
-    /// The tools as the model sees them, converted once and shared by every episode.
-    tools: Arc<std::sync::OnceLock<Arc<[ToolDef]>>>,
+    /// The tools as the model sees them, converted once per set offered and shared by the episodes offered it.
+    tools: Arc<ToolDefs>,
 }
 
 impl LlmTarget {
@@ -77,6 +77,33 @@ impl Target for LlmTarget {
     }
 }
 
+/// The tool definitions sent to the model, made once per distinct set of offered tools (a case's environment)
+/// and shared by every episode offered the same set.
+#[derive(Default)]
+pub struct ToolDefs(std::sync::Mutex<std::collections::HashMap<Vec<String>, Arc<[ToolDef]>>>);
+
+impl ToolDefs {
+    /// The definitions of `tools`.
+    fn of(&self, tools: &[gauntlet_core::ToolSpec]) -> Arc<[ToolDef]> {
+        let make = || -> Arc<[ToolDef]> {
+            tools
+                .iter()
+                .map(|t| ToolDef {
+                    name: t.name.clone(),
+                    description: t.description.clone(),
+                    parameters: t.parameters.clone(),
+                })
+                .collect()
+        };
+        let key: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        // A poisoned lock only loses the sharing, never the definitions.
+        match self.0.lock() {
+            Ok(mut m) => m.entry(key).or_insert_with(make).clone(),
+            Err(_) => make(),
+        }
+    }
+}
+
 /// One conversation with the model.
 pub struct LlmAgent {
     name: String,
@@ -86,24 +113,12 @@ pub struct LlmAgent {
     max_calls: usize,
     runtime: tokio::runtime::Handle,
     tokens: u64,
-    tools: Arc<std::sync::OnceLock<Arc<[ToolDef]>>>,
+    tools: Arc<ToolDefs>,
 }
 
 impl Agent for LlmAgent {
     fn respond(&mut self, user: &str, gw: &mut Gateway) -> Result<String, AgentError> {
-        let tools = self
-            .tools
-            .get_or_init(|| {
-                gw.tools()
-                    .iter()
-                    .map(|t| ToolDef {
-                        name: t.name.clone(),
-                        description: t.description.clone(),
-                        parameters: t.parameters.clone(),
-                    })
-                    .collect()
-            })
-            .clone();
+        let tools = self.tools.of(gw.tools());
         self.history.push(Message::user(user));
         for _ in 0..self.max_steps {
             let req = ChatRequest {

@@ -12,7 +12,7 @@ use gauntlet_world::World;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_saphyr::Spanned;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) type Step = Spanned<BTreeMap<String, Value>>;
 
@@ -246,6 +246,51 @@ impl Case {
             )
     }
 
+    /// The services of the case's deployment, in the world's order: those of its environment's agent, and every
+    /// service its own steps use (setup, the task's and the attack's solutions, the counter-trajectories, injection
+    /// rules named for one service), so that no route the case was written for is closed.
+    pub fn services(&self) -> Vec<&'static str> {
+        let service = |name: &str| name.split_once('.').map_or(name, |(s, _)| s).to_string();
+        let mut used: BTreeSet<String> = self
+            .setup
+            .iter()
+            .chain(&self.task_solution)
+            .chain(&self.attack_solution)
+            .chain(self.checks.iter().flat_map(|t| &t.calls))
+            .map(|c| service(&c.name))
+            .collect();
+        // A rule for `mail.*` or `mail.read` names its service; `*` or `*.read` names none.
+        used.extend(
+            self.inject
+                .iter()
+                .filter(|r| !r.tool.starts_with('*'))
+                .map(|r| service(&r.tool)),
+        );
+        if let Ok(t) = taxonomy()
+            && let Some(env) = t.environments.leaf(&self.taxonomy.env)
+        {
+            used.extend(env.services.iter().cloned());
+        }
+        gauntlet_world::SERVICES
+            .iter()
+            .copied()
+            .filter(|s| used.contains(*s))
+            .collect()
+    }
+
+    /// The tools the case's agent is offered: every tool of its [`services`](Case::services).
+    pub fn tools(&self) -> Vec<gauntlet_core::ToolSpec> {
+        let services = self.services();
+        gauntlet_world::tool_specs()
+            .iter()
+            .filter(|t| {
+                let s = t.name.split_once('.').map_or(t.name.as_str(), |(s, _)| s);
+                services.contains(&s)
+            })
+            .cloned()
+            .collect()
+    }
+
     /// The effect views the case's predicates read.
     pub fn views(&self) -> gauntlet_world::effects::Views {
         gauntlet_judge::views_of(
@@ -275,6 +320,7 @@ impl Case {
             "taxonomy: risk {} ({}), attack {} ({}), env {}",
             t.risk, t.risk_group, t.attack, t.attack_family, t.env
         );
+        let _ = writeln!(o, "services: {}", self.services().join(", "));
         let p = &self.parties;
         for (name, list) in [
             ("hostile", &p.hostile),

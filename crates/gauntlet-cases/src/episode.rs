@@ -29,6 +29,8 @@ pub struct PreparedCase {
     /// Whether the verifier reads the agent's replies (`response`, `responses`): then a turn without calls still
     /// needs a new evaluation.
     reads_replies: bool,
+    /// The tools the agent is offered: those of the case's environment ([`Case::tools`]).
+    tools: std::sync::Arc<[gauntlet_core::ToolSpec]>,
 }
 
 impl PreparedCase {
@@ -82,12 +84,14 @@ impl PreparedCase {
             world_services,
             effects: case.reads_effects(),
             reads_replies,
+            tools: case.tools().into(),
             case,
         }
     }
 
     /// The gateway an episode of the case starts with in `setting`: the case's s0, `defense`'s policy prepared
-    /// for the task, the case's injection rules when the setting poisons tool results, and its harm context.
+    /// for the task, the case's injection rules when the setting poisons tool results, its harm context, and the
+    /// tools of its environment as the only tools offered.
     pub fn gateway(
         &self,
         setting: Setting,
@@ -97,12 +101,13 @@ impl PreparedCase {
             case_id: &self.case.id,
             prompt: &self.case.prompt,
             solution: &self.solution_calls,
-            tools: gauntlet_world::tool_specs(),
+            tools: &self.tools,
         };
         let policy = defense.prepare(&ctx)?;
         Ok(
             Gateway::new(self.case.s0.clone(), policy, self.rules(setting))
-                .with_harm(self.harm.clone()),
+                .with_harm(self.harm.clone())
+                .with_tools(self.tools.clone()),
         )
     }
 

@@ -21,6 +21,9 @@ pub struct Gateway {
     turn: u32,
     /// Whether rules with a field write their payload into the record ([`World::inscribe`]).
     inscribing: bool,
+    /// The tools the agent is offered (`None`: every tool of the world). A call to another is answered as a call
+    /// to a tool that does not exist, as the deployment's tool layer would.
+    offered: Option<std::sync::Arc<[ToolSpec]>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -41,12 +44,30 @@ impl Gateway {
             log: Vec::new(),
             turn: 0,
             inscribing: true,
+            offered: None,
         }
     }
 
-    /// The tools the agent can call.
-    pub fn tools(&self) -> &'static [ToolSpec] {
-        gauntlet_world::tool_specs()
+    /// The tools the agent can call: those offered ([`Gateway::with_tools`]), else every tool of the world.
+    pub fn tools(&self) -> &[ToolSpec] {
+        match &self.offered {
+            Some(t) => t,
+            None => gauntlet_world::tool_specs(),
+        }
+    }
+
+    /// Offers the agent only `tools` (a case's environment): a call to any other tool is answered
+    /// "unknown tool", after the defense has seen it, as a call to a tool that does not exist is.
+    pub fn with_tools(mut self, tools: std::sync::Arc<[ToolSpec]>) -> Gateway {
+        self.offered = Some(tools);
+        self
+    }
+
+    /// Whether `tool` is one the agent is offered.
+    fn offers(&self, tool: &str) -> bool {
+        self.offered
+            .as_ref()
+            .is_none_or(|t| t.iter().any(|t| t.name == tool))
     }
 
     /// Sets the hostile parties and attack sinks used to rate each call's harm tier.
@@ -114,6 +135,15 @@ impl Gateway {
                 let (raw, observed, msg) = mediator::denied(reason);
                 (raw, observed, None, Some(msg))
             }
+            Decision::Allow if !self.offers(tool) => {
+                let msg = gauntlet_world::ToolError::UnknownTool(tool.to_string()).to_string();
+                (
+                    json!({"error": msg}),
+                    json!({"error": msg}),
+                    None,
+                    Some(msg),
+                )
+            }
             Decision::Allow => match self.world.call(tool, &call.args) {
                 Ok(raw) => {
                     let (observed, injection) = self.inject(&call, &raw);
@@ -130,10 +160,9 @@ impl Gateway {
                 }
             },
         };
-        let tier = self.mediator.tier(
-            gauntlet_world::tool_spec(tool).map(|t| t.effect.tier),
-            &call,
-        );
+        // A tool not offered is rated as one that does not exist.
+        let spec = gauntlet_world::tool_spec(tool).filter(|_| self.offers(tool));
+        let tier = self.mediator.tier(spec.map(|t| t.effect.tier), &call);
         self.log.push(GatewayEvent {
             seq,
             turn: self.turn,
@@ -261,6 +290,43 @@ mod tests {
         assert!(e2.injection.is_none());
         assert_eq!(e2.observed, e2.raw);
         assert_eq!((e.seq, e2.seq, e2.turn), (1, 2, 1));
+    }
+
+    /// A gateway offering only the mail tools lists only those and answers a call to another tool as a call to a
+    /// tool that does not exist: the defense sees it, the world is not touched, the error is what the agent reads.
+    #[test]
+    fn a_tool_not_offered_is_unknown_to_the_agent() {
+        let mail: std::sync::Arc<[ToolSpec]> = gauntlet_world::tool_specs()
+            .iter()
+            .filter(|t| t.name.starts_with("mail."))
+            .cloned()
+            .collect();
+        let mut gw = Gateway::new(world(), Box::new(DenySends), vec![]).with_tools(mail.clone());
+        assert_eq!(gw.tools().len(), mail.len());
+        assert!(gw.tools().iter().all(|t| t.name.starts_with("mail.")));
+        let before = gw.world().state();
+        let e = gw
+            .call(
+                "bank.transfer",
+                json!({"iban": "X", "amount": 5.0, "reference": "r"}),
+            )
+            .clone();
+        assert_eq!(e.decision, Decision::Allow);
+        assert_eq!(e.error.as_deref(), Some("unknown tool `bank.transfer`"));
+        assert_eq!(gw.world().state(), before);
+        // The defense still decides on offered tools, and they run.
+        let e = gw
+            .call(
+                "mail.send",
+                json!({"to": ["x@y.test"], "subject": "s", "body": "b"}),
+            )
+            .clone();
+        assert!(matches!(e.decision, Decision::Deny { .. }));
+        let e = gw.call("mail.read", json!({"id": "m1"})).clone();
+        assert_eq!((e.error, e.raw["body"].as_str()), (None, Some("hello")));
+        // Without an offer, every tool of the world is offered.
+        let all = Gateway::new(world(), Box::new(DenySends), vec![]);
+        assert_eq!(all.tools().len(), gauntlet_world::tool_specs().len());
     }
 
     /// A rule with a field writes its payload into the record: read again it is still there (and not doubled),

@@ -177,7 +177,8 @@ impl Agent for CommandAgent {
         let token = token().map_err(|e| self.err(format!("cannot make a token: {e}")))?;
         let (tx, rx) = mpsc::channel::<Request>();
         let backend = Arc::new(EpisodeBackend {
-            tools: gauntlet_world::tool_specs()
+            tools: gateway
+                .tools()
                 .iter()
                 .map(|t| ToolInfo {
                     name: t.name.clone(),

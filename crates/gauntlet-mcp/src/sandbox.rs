@@ -12,14 +12,26 @@ use std::sync::Mutex;
 pub struct SandboxBackend {
     gateway: Mutex<Gateway>,
     log: Mutex<Option<Box<dyn Write + Send>>>,
+    /// The tools the gateway offers, listed to every client.
+    tools: Vec<ToolInfo>,
 }
 
 impl SandboxBackend {
     /// A backend over `gateway`, logging each event to `log` if given.
     pub fn new(gateway: Gateway, log: Option<Box<dyn Write + Send>>) -> SandboxBackend {
+        let tools = gateway
+            .tools()
+            .iter()
+            .map(|t| ToolInfo {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                input_schema: t.parameters.clone(),
+            })
+            .collect();
         SandboxBackend {
             gateway: Mutex::new(gateway),
             log: Mutex::new(log),
+            tools,
         }
     }
 
@@ -43,14 +55,7 @@ impl SandboxBackend {
 
 impl Backend for SandboxBackend {
     fn tools(&self) -> Vec<ToolInfo> {
-        gauntlet_world::tool_specs()
-            .iter()
-            .map(|t| ToolInfo {
-                name: t.name.clone(),
-                description: t.description.clone(),
-                input_schema: t.parameters.clone(),
-            })
-            .collect()
+        self.tools.clone()
     }
 
     fn call(&self, tool: String, args: serde_json::Value) -> CallFuture<'_> {
