@@ -695,11 +695,14 @@ impl Store {
     fn init(&mut self) -> Result<()> {
         // WAL: readers (`runs list` while a run writes) never block the writer; NORMAL sync is durable across a
         // process crash, which is what resume is for (a power cut may lose the last commits, never corrupt).
-        // Large pages suit kilobyte-sized JSON records (set before the first table exists; ignored after).
+        // The largest pages, 64 KiB (set before the first table exists and ignored after, so a store made with
+        // 16 KiB pages keeps them): records of some 7 KB are appended in index order and one that does not fit the
+        // last page starts a new one, which left about a quarter of each 16 KiB page empty. Fewer bytes to log, sync
+        // and checkpoint. A commit of one result logs a few 64 KiB pages, which the ≤ 1 s commit bound keeps rare.
         // The busy timeout comes first: another process may be creating the same store (a `runs list` polling a
         // run that is starting), and switching to WAL waits for its lock like any write.
         let r = self.conn.execute_batch(
-            "PRAGMA busy_timeout = 10000; PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+            "PRAGMA busy_timeout = 10000; PRAGMA page_size = 65536; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
         );
         self.sql(r)?;
         let version: i64 = {
@@ -1681,6 +1684,50 @@ fn label<T: serde::Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A new store has 64 KiB pages; one made with 16 KiB pages (before 2026-12-07) keeps them, and what is
+    /// written to either, records of some 7 KB like episodes, reads back as it was.
+    #[test]
+    fn new_stores_have_64_kib_pages_and_older_ones_keep_theirs() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let page_size = |s: &Store| {
+            s.conn
+                .query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0))
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let (new, old) = (dir.path().join("new.db"), dir.path().join("old.db"));
+        {
+            let s = Store::open(&old).unwrap_or_else(|e| panic!("{e}"));
+            s.conn
+                .execute_batch(
+                    "PRAGMA journal_mode = DELETE; PRAGMA page_size = 16384; VACUUM; PRAGMA journal_mode = WAL;",
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let record = |i: usize| format!("{{\"i\":{i},\"pad\":\"{}\"}}", "x".repeat(7000 + i % 97));
+        for (path, size) in [(&new, 65536), (&old, 16384)] {
+            let s = Store::open(path).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(page_size(&s), size, "{}", path.display());
+            let id = s
+                .create_run(RunKind::Redteam, &Value::Null, &Value::Null, 300)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut w = s.writer(&id);
+            for i in 0..300 {
+                w.item(i, "redteam-case", None, &record(i))
+                    .unwrap_or_else(|e| panic!("{e}"));
+            }
+            w.commit().unwrap_or_else(|e| panic!("{e}"));
+            drop(w);
+            drop(s);
+            let back: Vec<_> = stream_items(path, &id)
+                .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+                .collect();
+            let want: Vec<_> = (0..300).map(|i| (i as i64, record(i))).collect();
+            assert!(back == want, "{} read back otherwise", path.display());
+            let reopened = Store::open(path).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(page_size(&reopened), size, "{}", path.display());
+        }
+    }
 
     #[test]
     fn run_kinds_are_read_back_and_an_unknown_one_is_named() {
