@@ -331,27 +331,40 @@ pub fn taxonomy() -> Result<&'static Taxonomy, TaxonomyError> {
 mod tests {
     use super::*;
 
-    /// The leaf ids of the two-level trees before 2026-12-07, which cases and stored results use.
+    /// The two-level trees before 2026-12-07, which cases and stored results use: per tree, `group: leaves` lines
+    /// (the environments had a leaf per service; their groups are not kept).
     const OLD_IDS: [(&str, &str); 3] = [
         (
             "risks",
-            "credential-exfiltration secret-exfiltration pii-leakage confidential-document-leak public-exposure \
-             data-tampering code-tampering record-falsification unauthorized-transfer payee-redirection \
-             payment-fraud access-grant account-takeover persistence destructive-deletion malicious-execution \
-             spam-abuse phishing-propagation network-exfiltration supply-chain-compromise harassment defamation \
-             service-disruption lockout",
+            "privacy-data: credential-exfiltration secret-exfiltration pii-leakage confidential-document-leak \
+             public-exposure
+             integrity: data-tampering code-tampering record-falsification
+             funds: unauthorized-transfer payee-redirection payment-fraud
+             privilege-escalation: access-grant account-takeover persistence
+             system-abuse: destructive-deletion malicious-execution spam-abuse
+             cyber-attack: phishing-propagation network-exfiltration supply-chain-compromise
+             harmful-output: harassment defamation
+             availability: service-disruption lockout",
         ),
         (
             "attacks",
-            "plain-request injection-email injection-document injection-webpage injection-chat injection-code \
-             injection-calendar injection-financial-record step-splitting benign-cover-task base64-encoding \
-             character-obfuscation persona-adoption fictional-framing impersonated-authority urgency-pressure \
-             fake-system-message template-completion tool-call-forgery instruction-override policy-exception \
-             task-substitution workflow-poisoning",
+            "direct-request: plain-request
+             injection-placement: injection-email injection-document injection-webpage injection-chat \
+             injection-code injection-calendar injection-financial-record
+             task-decomposition: step-splitting benign-cover-task
+             obfuscation-encoding: base64-encoding character-obfuscation
+             role-play: persona-adoption fictional-framing
+             authority-social-engineering: impersonated-authority urgency-pressure fake-system-message
+             format-induction: template-completion tool-call-forgery
+             constraint-manipulation: instruction-override policy-exception
+             goal-hijack: task-substitution workflow-poisoning",
         ),
         (
             "environments",
-            "mail chat calendar drive repo shell bank web",
+            "communication: mail chat calendar
+             files-code: drive repo shell
+             finance: bank
+             open-web: web",
         ),
     ];
 
@@ -401,20 +414,33 @@ mod tests {
     #[test]
     fn old_ids_keep_working() {
         let t = taxonomy().unwrap_or_else(|e| panic!("{e}"));
-        let before = |name: &str| {
+        let before = |name: &str| -> Vec<(&str, &str)> {
             OLD_IDS
                 .iter()
                 .find(|(n, _)| *n == name)
-                .map_or(Vec::new(), |(_, ids)| ids.split_whitespace().collect())
+                .map_or(Vec::new(), |(_, text)| {
+                    text.lines()
+                        .filter_map(|l| l.split_once(':'))
+                        .flat_map(|(g, ids)| ids.split_whitespace().map(move |id| (g.trim(), id)))
+                        .collect()
+                })
         };
         for name in ["risks", "attacks", "environments"] {
-            for id in before(name) {
-                let leaf = tree(t, name).leaf(id);
-                assert!(leaf.is_some(), "{name}: `{id}` no longer resolves");
+            let old = before(name);
+            assert!(old.len() >= 8, "{name}: {old:?}");
+            for (group, id) in old {
+                let found = tree(t, name).find(id);
+                assert!(found.is_some(), "{name}: `{id}` no longer resolves");
                 if name == "environments" {
                     assert!(
-                        leaf.is_some_and(|l| l.services.iter().any(|s| s == id)),
+                        found.is_some_and(|(_, _, l)| l.services.iter().any(|s| s == id)),
                         "{id}"
+                    );
+                } else {
+                    assert_eq!(
+                        found.map(|(g, _, _)| g.id.as_str()),
+                        Some(group),
+                        "{name}: `{id}` changed group"
                     );
                 }
             }

@@ -130,12 +130,13 @@ impl Gateway {
         // A defense that cannot decide blocks the call and marks the episode (the mediator's one rule): the run
         // records it as errored, never as a defense that held.
         let decision = self.mediator.decide(&call, &self.log);
+        let offered = self.offers(tool);
         let (raw, observed, injection, error) = match &decision {
             Decision::Deny { reason } => {
                 let (raw, observed, msg) = mediator::denied(reason);
                 (raw, observed, None, Some(msg))
             }
-            Decision::Allow if !self.offers(tool) => {
+            Decision::Allow if !offered => {
                 let msg = gauntlet_world::ToolError::UnknownTool(tool.to_string()).to_string();
                 (
                     json!({"error": msg}),
@@ -161,7 +162,7 @@ impl Gateway {
             },
         };
         // A tool not offered is rated as one that does not exist.
-        let spec = gauntlet_world::tool_spec(tool).filter(|_| self.offers(tool));
+        let spec = gauntlet_world::tool_spec(tool).filter(|_| offered);
         let tier = self.mediator.tier(spec.map(|t| t.effect.tier), &call);
         self.log.push(GatewayEvent {
             seq,

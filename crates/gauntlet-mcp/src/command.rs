@@ -177,15 +177,7 @@ impl Agent for CommandAgent {
         let token = token().map_err(|e| self.err(format!("cannot make a token: {e}")))?;
         let (tx, rx) = mpsc::channel::<Request>();
         let backend = Arc::new(EpisodeBackend {
-            tools: gateway
-                .tools()
-                .iter()
-                .map(|t| ToolInfo {
-                    name: t.name.clone(),
-                    description: t.description.clone(),
-                    input_schema: t.parameters.clone(),
-                })
-                .collect(),
+            tools: gateway.tools().iter().map(ToolInfo::from).collect(),
             calls: Mutex::new(tx),
         });
         let server = self

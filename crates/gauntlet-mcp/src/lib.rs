@@ -56,6 +56,17 @@ pub struct ToolInfo {
     pub input_schema: Value,
 }
 
+impl From<&gauntlet_core::ToolSpec> for ToolInfo {
+    /// A tool of the world as offered over MCP.
+    fn from(t: &gauntlet_core::ToolSpec) -> ToolInfo {
+        ToolInfo {
+            name: t.name.clone(),
+            description: t.description.clone(),
+            input_schema: t.parameters.clone(),
+        }
+    }
+}
+
 /// What a tool call returned to the client.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {

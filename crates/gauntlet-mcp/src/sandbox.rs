@@ -19,15 +19,7 @@ pub struct SandboxBackend {
 impl SandboxBackend {
     /// A backend over `gateway`, logging each event to `log` if given.
     pub fn new(gateway: Gateway, log: Option<Box<dyn Write + Send>>) -> SandboxBackend {
-        let tools = gateway
-            .tools()
-            .iter()
-            .map(|t| ToolInfo {
-                name: t.name.clone(),
-                description: t.description.clone(),
-                input_schema: t.parameters.clone(),
-            })
-            .collect();
+        let tools = gateway.tools().iter().map(ToolInfo::from).collect();
         SandboxBackend {
             gateway: Mutex::new(gateway),
             log: Mutex::new(log),
