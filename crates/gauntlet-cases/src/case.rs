@@ -2,7 +2,7 @@
 //! column), and compiling it into a [`Case`] ready to run.
 
 use crate::diagnostic::Diagnostic;
-use crate::taxonomy::taxonomy;
+use crate::taxonomy::{Group, Leaf, Subgroup, taxonomy};
 use gauntlet_agents::Calibration;
 use gauntlet_attacks::AttackPlan;
 use gauntlet_core::{Predicate, PredicateError};
@@ -130,8 +130,22 @@ pub struct Classification {
     pub attack: String,
     /// Attack-method family (group) id.
     pub attack_family: String,
-    /// Environment leaf id.
+    /// Environment leaf id (an old id the case wrote, such as `mail`, is resolved to the leaf it is an alias of).
     pub env: String,
+    /// Environment group id (the first level of the environment tree).
+    pub env_group: String,
+}
+
+impl Classification {
+    /// The case's (risk, environment, attack) keys at `level`: the first level of each tree, or the leaves.
+    pub fn keys(&self, level: crate::run::SliceLevel) -> [&str; 3] {
+        match level {
+            crate::run::SliceLevel::Group => {
+                [&self.risk_group, &self.env_group, &self.attack_family]
+            }
+            crate::run::SliceLevel::Leaf => [&self.risk, &self.env, &self.attack],
+        }
+    }
 }
 
 /// One call or setup step: name and arguments, with where it was written.
@@ -511,20 +525,26 @@ impl Checker<'_> {
                     }
                 }
                 if ok {
+                    // Each id resolves to its leaf (an old id is an alias of one), so that slices and filters see
+                    // one name per leaf.
+                    let (risk, env, attack) = (
+                        t.risks.find(&tx.risk.value),
+                        t.environments.find(&tx.env.value),
+                        t.attacks.find(&tx.attack.value),
+                    );
+                    let leaf = |f: Option<(&Group, &Subgroup, &Leaf)>, written: &str| {
+                        f.map_or_else(|| written.to_string(), |(_, _, l)| l.id.clone())
+                    };
+                    let group = |f: Option<(&Group, &Subgroup, &Leaf)>| {
+                        f.map(|(g, _, _)| g.id.clone()).unwrap_or_default()
+                    };
                     return Some(Classification {
-                        risk: tx.risk.value.clone(),
-                        risk_group: t
-                            .risks
-                            .group_of(&tx.risk.value)
-                            .map(|g| g.id.clone())
-                            .unwrap_or_default(),
-                        attack: tx.attack.value.clone(),
-                        attack_family: t
-                            .attacks
-                            .group_of(&tx.attack.value)
-                            .map(|g| g.id.clone())
-                            .unwrap_or_default(),
-                        env: tx.env.value.clone(),
+                        risk: leaf(risk, &tx.risk.value),
+                        risk_group: group(risk),
+                        attack: leaf(attack, &tx.attack.value),
+                        attack_family: group(attack),
+                        env: leaf(env, &tx.env.value),
+                        env_group: group(env),
                     });
                 }
                 None

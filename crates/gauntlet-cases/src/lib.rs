@@ -24,6 +24,6 @@ pub mod embedded {
 pub use case::{Case, load_case};
 pub use diagnostic::Diagnostic;
 pub use episode::{EpisodeRecord, EpisodeStatus, PreparedCase, Stop, run_episode};
-pub use run::{EpisodeSink, ProgressInfo, RunConfig, Summary, run};
+pub use run::{EpisodeSink, ProgressInfo, RunConfig, SliceLevel, Summary, run};
 pub use selftest::{SelfTest, selftest};
 pub use suite::{Loaded, Source, load};

@@ -25,6 +25,41 @@ pub struct RunConfig {
     /// Run only one shard of the plan (for runs spread over machines; `gauntlet runs merge` joins them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The level the slices of the summary aggregate at. Not part of the recorded config: the episodes never
+    /// depend on it, and a report can choose another.
+    #[serde(skip)]
+    pub by: SliceLevel,
+}
+
+/// The level of the taxonomy trees the summary's slices (risk × environment, environment × attack, attack ×
+/// risk) aggregate at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SliceLevel {
+    /// The first level of each tree: risk group, environment group, attack family (Vera's tables).
+    #[default]
+    Group,
+    /// The leaves: risk, environment and attack method.
+    Leaf,
+}
+
+impl SliceLevel {
+    /// `group` or `leaf`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SliceLevel::Group => "group",
+            SliceLevel::Leaf => "leaf",
+        }
+    }
+
+    /// The level named `s` (`group` or `leaf`).
+    pub fn parse(s: &str) -> Option<SliceLevel> {
+        match s {
+            "group" => Some(SliceLevel::Group),
+            "leaf" => Some(SliceLevel::Leaf),
+            _ => None,
+        }
+    }
 }
 
 pub use gauntlet_core::order::Shard;
@@ -211,13 +246,17 @@ pub struct Summary {
     pub errored: u64,
     /// Undetermined verdicts.
     pub undetermined: u64,
+    /// The level the three slices aggregate at; `None` in a summary stored before levels existed (its slices were
+    /// at risk group, environment leaf and attack family).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<SliceLevel>,
     /// Target × setting.
     pub by_target_setting: Vec<TargetSettingRow>,
-    /// Risk group × environment (attack settings).
+    /// Risk × environment (attack settings), at level [`Summary::by`].
     pub by_risk_env: Vec<SliceCell>,
-    /// Environment × attack family (attack settings).
+    /// Environment × attack (attack settings), at level [`Summary::by`].
     pub by_env_attack: Vec<SliceCell>,
-    /// Attack family × risk group (attack settings).
+    /// Attack × risk (attack settings), at level [`Summary::by`].
     pub by_attack_risk: Vec<SliceCell>,
     /// Which rung of the controller's ladder the violations happened at, per target and adversarial
     /// setting: where each target broke.
@@ -258,12 +297,13 @@ pub struct RungCount {
 struct Aggregator<'a> {
     cases: &'a [PreparedCase],
     targets: Vec<String>,
+    by: SliceLevel,
     ts: BTreeMap<(usize, Setting), Counts>,
     per_case: HashMap<(usize, usize, Setting), Counts>,
     reps: HashMap<(usize, usize, Setting), Vec<bool>>,
-    risk_env: BTreeMap<(String, String), Counts>,
-    env_attack: BTreeMap<(String, String), Counts>,
-    attack_risk: BTreeMap<(String, String), Counts>,
+    risk_env: BTreeMap<(&'a str, &'a str), Counts>,
+    env_attack: BTreeMap<(&'a str, &'a str), Counts>,
+    attack_risk: BTreeMap<(&'a str, &'a str), Counts>,
     /// The three slices per target: (target, slice 0..3, row, column), keyed by the cases' own strings (this runs
     /// for every attack episode).
     per_target: BTreeMap<(usize, u8, &'a str, &'a str), Counts>,
@@ -272,10 +312,11 @@ struct Aggregator<'a> {
 }
 
 impl<'a> Aggregator<'a> {
-    fn new(cases: &'a [PreparedCase], targets: Vec<String>) -> Aggregator<'a> {
+    fn new(cases: &'a [PreparedCase], targets: Vec<String>, by: SliceLevel) -> Aggregator<'a> {
         Aggregator {
             cases,
             targets,
+            by,
             ts: BTreeMap::new(),
             per_case: HashMap::new(),
             reps: HashMap::new(),
@@ -314,29 +355,18 @@ impl<'a> Aggregator<'a> {
                 .or_default() += 1;
         }
         if job.setting.is_attack() {
-            let t = &self.cases[job.case].case.taxonomy;
-            self.risk_env
-                .entry((t.risk_group.clone(), t.env.clone()))
-                .or_default()
-                .add(r);
-            self.env_attack
-                .entry((t.env.clone(), t.attack_family.clone()))
-                .or_default()
-                .add(r);
-            self.attack_risk
-                .entry((t.attack_family.clone(), t.risk_group.clone()))
-                .or_default()
-                .add(r);
-            if self.targets.len() > 1 {
-                let cases: &'a [PreparedCase] = self.cases;
-                let t = &cases[job.case].case.taxonomy;
-                for (slice, row, col) in [
-                    (0u8, &t.risk_group, &t.env),
-                    (1, &t.env, &t.attack_family),
-                    (2, &t.attack_family, &t.risk_group),
-                ] {
+            let cases: &'a [PreparedCase] = self.cases;
+            let [risk, env, attack] = cases[job.case].case.taxonomy.keys(self.by);
+            for (slice, row, col) in [(0u8, risk, env), (1, env, attack), (2, attack, risk)] {
+                let m = match slice {
+                    0 => &mut self.risk_env,
+                    1 => &mut self.env_attack,
+                    _ => &mut self.attack_risk,
+                };
+                m.entry((row, col)).or_default().add(r);
+                if self.targets.len() > 1 {
                     self.per_target
-                        .entry((job.target, slice, row.as_str(), col.as_str()))
+                        .entry((job.target, slice, row, col))
                         .or_default()
                         .add(r);
                 }
@@ -345,11 +375,11 @@ impl<'a> Aggregator<'a> {
     }
 
     fn finish(self, settings: &[Setting], repeat: u32) -> Summary {
-        let cells = |m: BTreeMap<(String, String), Counts>| {
+        let cells = |m: BTreeMap<(&str, &str), Counts>| {
             m.into_iter()
                 .map(|((row, col), counts)| SliceCell {
-                    row,
-                    col,
+                    row: row.to_string(),
+                    col: col.to_string(),
                     asr: counts.asr(),
                     counts,
                 })
@@ -427,6 +457,7 @@ impl<'a> Aggregator<'a> {
             });
         }
         Summary {
+            by: Some(self.by),
             by_target,
             episodes: self.total.episodes,
             errored: self.total.errored,
@@ -491,7 +522,7 @@ impl<'a> Summarizer<'a> {
     ) -> Summarizer<'a> {
         Summarizer {
             plan: Plan::new(cases, targets.len(), config),
-            agg: Aggregator::new(cases, targets),
+            agg: Aggregator::new(cases, targets, config.by),
             settings: config.settings.clone(),
             repeat: config.repeat,
         }
@@ -628,6 +659,7 @@ pub fn run(
     let mut agg = Aggregator::new(
         cases,
         targets.iter().map(|t| t.name().to_string()).collect(),
+        config.by,
     );
     let spec = |i: usize| {
         let job = plan.job(i);
@@ -757,6 +789,7 @@ mod tests {
                     seed: 1,
                     max_turns: 4,
                     shard: shard.map(|(index, of)| Shard { index, of }),
+                    by: Default::default(),
                 };
                 let want: Vec<_> = listed
                     .iter()
@@ -793,6 +826,7 @@ mod tests {
             seed: 1,
             max_turns: 4,
             shard: None,
+            by: Default::default(),
         };
         let mut sink = Collect(vec![]);
         let summary = run(
@@ -830,5 +864,97 @@ mod tests {
             }
         }
         let _ = summary;
+    }
+
+    /// The slices aggregate at the level asked: by group, each key is a first-level node of its tree (and the
+    /// environment's is a group, not a leaf); by leaf, each is a leaf; both count the same episodes, and a stored
+    /// run folded again at the other level ([`Summarizer`]) gives what a run at that level gives.
+    #[test]
+    fn slices_aggregate_by_group_or_by_leaf() {
+        let loaded = crate::load(&crate::Source::Builtin);
+        let cases: Vec<PreparedCase> = loaded.cases.into_iter().map(PreparedCase::new).collect();
+        let Ok(tx) = crate::taxonomy::taxonomy() else {
+            panic!("taxonomy")
+        };
+        let reference = gauntlet_agents::builtin_target("reference")
+            .unwrap_or_else(|| panic!("no reference target"));
+        let targets: Vec<Box<dyn Target>> = vec![reference];
+        let mut got = vec![];
+        for by in [SliceLevel::Group, SliceLevel::Leaf] {
+            let config = RunConfig {
+                settings: vec![Setting::Direct, Setting::Indirect],
+                repeat: 1,
+                concurrency: 2,
+                seed: 1,
+                max_turns: 4,
+                shard: None,
+                by,
+            };
+            let mut sink = Collect(vec![]);
+            let s = run(
+                &cases,
+                &targets,
+                &gauntlet_defense::AllowAll,
+                None,
+                None,
+                &config,
+                &mut sink,
+                &|_| {},
+                None,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(s.by, Some(by));
+            let is = |tree: &crate::taxonomy::Tree, id: &str| match by {
+                SliceLevel::Group => tree.groups.iter().any(|g| g.id == id),
+                SliceLevel::Leaf => tree.leaf(id).is_some_and(|l| l.id == id),
+            };
+            for c in &s.by_risk_env {
+                assert!(
+                    is(&tx.risks, &c.row) && is(&tx.environments, &c.col),
+                    "{by:?}: {} × {}",
+                    c.row,
+                    c.col
+                );
+            }
+            for c in &s.by_env_attack {
+                assert!(
+                    is(&tx.environments, &c.row) && is(&tx.attacks, &c.col),
+                    "{by:?}: {} × {}",
+                    c.row,
+                    c.col
+                );
+            }
+            let episodes =
+                |cells: &[SliceCell]| cells.iter().map(|c| c.counts.episodes).sum::<u64>();
+            assert_eq!(episodes(&s.by_risk_env), s.episodes);
+            assert_eq!(episodes(&s.by_attack_risk), s.episodes);
+            // Folding the stored episodes at the other level gives the same as running at it.
+            let other = match by {
+                SliceLevel::Group => SliceLevel::Leaf,
+                SliceLevel::Leaf => SliceLevel::Group,
+            };
+            let mut sum = Summarizer::new(
+                &cases,
+                vec!["reference".into()],
+                &RunConfig {
+                    by: other,
+                    ..config
+                },
+            );
+            for r in &sink.0 {
+                assert!(sum.add(r));
+            }
+            got.push((s, sum.finish()));
+        }
+        let cells = |s: &Summary| {
+            serde_json::to_string(&(&s.by_risk_env, &s.by_env_attack, &s.by_attack_risk))
+                .unwrap_or_default()
+        };
+        assert_eq!(cells(&got[0].0), cells(&got[1].1), "group");
+        assert_eq!(cells(&got[1].0), cells(&got[0].1), "leaf");
+        assert!(
+            got[0].0.by_risk_env.len() < got[1].0.by_risk_env.len(),
+            "leaves are finer than groups"
+        );
     }
 }

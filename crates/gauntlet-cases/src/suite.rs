@@ -227,7 +227,7 @@ pub enum ChoiceError {
 enum FilterKey {
     /// The risk leaf or its group.
     Risk,
-    /// The environment.
+    /// The environment leaf or its group.
     Env,
     /// The attack method or its family.
     Attack,
@@ -254,20 +254,45 @@ impl Filter {
         if pattern.is_empty() {
             return Err(bad());
         }
+        // An old id (`env=mail`) names the leaf it is an alias of, as the cases' classifications do.
+        let resolved = crate::taxonomy::taxonomy().ok().and_then(|t| {
+            let tree = match key {
+                FilterKey::Risk => &t.risks,
+                FilterKey::Env => &t.environments,
+                FilterKey::Attack => &t.attacks,
+            };
+            let plain = !pattern.contains(['*', '?']);
+            plain
+                .then(|| tree.find(pattern))
+                .flatten()
+                .map(|(_, _, l)| l.id.clone())
+        });
         Ok(Filter {
             key,
-            pattern: pattern.to_string(),
+            pattern: resolved.unwrap_or_else(|| pattern.to_string()),
         })
     }
 
     fn admits(&self, c: &Case) -> bool {
         let t = &c.taxonomy;
-        let ids: [&str; 2] = match self.key {
-            FilterKey::Risk => [&t.risk, &t.risk_group],
-            FilterKey::Env => [&t.env, &t.env],
-            FilterKey::Attack => [&t.attack, &t.attack_family],
+        let (leaf, group) = match self.key {
+            FilterKey::Risk => (&t.risk, &t.risk_group),
+            FilterKey::Env => (&t.env, &t.env_group),
+            FilterKey::Attack => (&t.attack, &t.attack_family),
         };
-        ids.iter().any(|id| wildcard(&self.pattern, id))
+        if wildcard(&self.pattern, leaf) || wildcard(&self.pattern, group) {
+            return true;
+        }
+        // The leaf's old ids match too (`env=ma*` still finds `mail`'s cases).
+        crate::taxonomy::taxonomy().is_ok_and(|tx| {
+            let tree = match self.key {
+                FilterKey::Risk => &tx.risks,
+                FilterKey::Env => &tx.environments,
+                FilterKey::Attack => &tx.attacks,
+            };
+            tree.leaf(leaf)
+                .is_some_and(|l| l.aliases.iter().any(|a| wildcard(&self.pattern, a)))
+        })
     }
 }
 
@@ -483,17 +508,30 @@ mod choice_tests {
             let f: Vec<String> = f.iter().map(|s| s.to_string()).collect();
             choose(cases.clone(), &[], &f, None, 0)
         };
+        // `mail` and `bank` are old ids, aliases of these leaves.
         let mail = pick(&["env=mail"]).unwrap_or_default();
-        assert!(!mail.is_empty() && mail.iter().all(|c| c.taxonomy.env == "mail"));
+        assert!(!mail.is_empty() && mail.iter().all(|c| c.taxonomy.env == "executive-assistant"));
+        assert_eq!(
+            pick(&["env=executive-assistant"]).unwrap_or_default().len(),
+            mail.len()
+        );
         let two = pick(&["env=mail", "env=bank"]).unwrap_or_default();
         assert_eq!(
             two.len(),
-            mail.len() + cases.iter().filter(|c| c.taxonomy.env == "bank").count()
+            mail.len()
+                + cases
+                    .iter()
+                    .filter(|c| c.taxonomy.env == "personal-finance")
+                    .count()
         );
         let funds = pick(&["env=bank", "risk=funds"]).unwrap_or_default();
         assert!(!funds.is_empty());
-        assert!(funds.iter().all(|c| c.taxonomy.env == "bank"
+        assert!(funds.iter().all(|c| c.taxonomy.env == "personal-finance"
             && (c.taxonomy.risk == "funds" || c.taxonomy.risk_group == "funds")));
+        // An environment group stands for its leaves.
+        let group = &cases[0].taxonomy.env_group;
+        let by_group = pick(&[&format!("env={group}")]).unwrap_or_default();
+        assert!(!by_group.is_empty() && by_group.iter().all(|c| &c.taxonomy.env_group == group));
         let family = &cases[0].taxonomy.attack_family;
         let by_family = pick(&[&format!("attack={family}")]).unwrap_or_default();
         assert!(

@@ -133,3 +133,22 @@ pub(crate) fn report_models(models: &Models) {
         eprintln!("{line}");
     }
 }
+
+/// `--by`: the level of the taxonomy trees a safety-case run's slice tables aggregate at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum By {
+    /// The first level of each tree: risk group, environment group, attack family.
+    #[default]
+    Group,
+    /// The leaves: risk, environment, attack method.
+    Leaf,
+}
+
+impl From<By> for gauntlet_cases::SliceLevel {
+    fn from(b: By) -> Self {
+        match b {
+            By::Group => gauntlet_cases::SliceLevel::Group,
+            By::Leaf => gauntlet_cases::SliceLevel::Leaf,
+        }
+    }
+}

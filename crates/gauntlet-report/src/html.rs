@@ -7,7 +7,7 @@
 //! `Page` writer has no other way in); nothing from a run lands in a URL, a `style` or an unquoted attribute;
 //! and the page carries a Content-Security-Policy that forbids scripts should anything slip through anyway.
 
-use gauntlet_cases::{EpisodeRecord, Summary};
+use gauntlet_cases::{EpisodeRecord, SliceLevel, Summary};
 use gauntlet_core::{Decision, GatewayEvent, Outcome, Rate, Setting};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -47,10 +47,14 @@ impl HtmlOptions {
     }
 }
 
-/// A case's keys in the slice heatmaps: its risk group, environment and attack family.
-pub fn slice_keys(case: &gauntlet_cases::Case) -> [String; 3] {
+/// A case's keys in the slice heatmaps of a summary at level `by` (risk, environment, attack): its groups or its
+/// leaves; for a summary stored before levels existed, its risk group, environment leaf and attack family.
+pub fn slice_keys(case: &gauntlet_cases::Case, by: Option<SliceLevel>) -> [String; 3] {
     let t = &case.taxonomy;
-    [t.risk_group.clone(), t.env.clone(), t.attack_family.clone()]
+    match by {
+        Some(level) => t.keys(level).map(str::to_string),
+        None => [t.risk_group.clone(), t.env.clone(), t.attack_family.clone()],
+    }
 }
 
 /// Source bytes of one text field (message, arguments, result, reply) shown before its middle is elided, so a
@@ -291,12 +295,9 @@ fn slices(
     whose: &str,
     cells: [&[gauntlet_cases::run::SliceCell]; 3],
     shown: &ShownBy,
+    by: Option<SliceLevel>,
 ) {
-    let titles = [
-        ("Risk group × environment", "risk \\ env"),
-        ("Environment × attack family", "env \\ attack"),
-        ("Attack family × risk group", "attack \\ risk"),
-    ];
+    let titles = crate::table::slice_titles(by);
     for (slice, ((title, corner), cells)) in titles.into_iter().zip(cells).enumerate() {
         p.m("<h3>")
             .m(title)
@@ -1194,6 +1195,7 @@ pub fn run_html(
             &summary.by_attack_risk,
         ],
         &by_slice,
+        summary.by,
     );
     // Pooled cells hide a weak target behind strong ones: each target's own slices follow.
     for t in &summary.by_target {
@@ -1202,6 +1204,7 @@ pub fn run_html(
             &t.target,
             [&t.by_risk_env, &t.by_env_attack, &t.by_attack_risk],
             &by_slice,
+            summary.by,
         );
     }
 

@@ -17,6 +17,6 @@ pub mod unfinished;
 pub use json::{JsonSink, privilege_document, privilege_head};
 pub use table::{
     JsonOut, json_out, print_privilege, print_redteam, print_run, privilege_table, redteam_table,
-    risk_env_table, rung_table, tables_out, target_setting_table,
+    risk_env_table, rung_table, slice_table, slice_titles, tables_out, target_setting_table,
 };
 pub use unfinished::Unfinished;

@@ -4,7 +4,7 @@
 use crate::gate::{Gate, Metrics};
 use crate::json::RunHeader;
 use crate::{Unfinished, gate};
-use gauntlet_cases::{EpisodeRecord, PreparedCase, Source, Summary};
+use gauntlet_cases::{EpisodeRecord, PreparedCase, SliceLevel, Source, Summary};
 use gauntlet_store::{RunInfo, RunKind, RunStatus, Store, StoreError};
 use std::collections::HashMap;
 use std::io::Write;
@@ -92,6 +92,7 @@ pub fn metric_names(kind: RunKind) -> &'static [&'static str] {
 }
 
 /// Renders a stored run of any kind in `format` to `out`. `gates` are shown in Markdown; the caller checks them.
+/// `by` is the level a safety-case run's slices are shown at (`None`: as stored, or by group).
 pub fn render(
     st: &Store,
     info: &RunInfo,
@@ -99,10 +100,11 @@ pub fn render(
     out: &mut dyn Write,
     max_detail: usize,
     gates: &[Gate],
+    by: Option<SliceLevel>,
 ) -> Result<Rendered, StoredError> {
     match info.kind {
         RunKind::Run | RunKind::Replay | RunKind::Gateway => {
-            render_run(st, info, format, out, max_detail, gates)
+            render_run(st, info, format, out, max_detail, gates, by)
         }
         RunKind::Redteam | RunKind::RedteamReplay => {
             render_redteam(st, info, format, out, max_detail, gates)
@@ -186,14 +188,26 @@ fn by_case<T>(
     }
 }
 
-/// A stored run's summary; for a run that did not finish, folded from the episodes it stored.
-pub fn run_summary(st: &Store, info: &RunInfo, header: &RunHeader) -> Result<Summary, StoredError> {
+/// A stored run's summary with its slices at level `by` (`None`: the stored summary as it is). It is folded from
+/// the episodes the run stored when the run did not finish or its stored slices are at another level.
+pub fn run_summary(
+    st: &Store,
+    info: &RunInfo,
+    header: &RunHeader,
+    by: Option<SliceLevel>,
+) -> Result<Summary, StoredError> {
     if let Some(s) = &info.summary {
-        return document(info, "the stored summary", s);
+        let s: Summary = document(info, "the stored summary", s)?;
+        if by.is_none() || s.by == by {
+            return Ok(s);
+        }
     }
     let cases = stored_cases(info, header)?;
-    let mut sum =
-        gauntlet_cases::run::Summarizer::new(&cases, header.targets.clone(), &header.config);
+    let config = gauntlet_cases::RunConfig {
+        by: by.unwrap_or_default(),
+        ..header.config.clone()
+    };
+    let mut sum = gauntlet_cases::run::Summarizer::new(&cases, header.targets.clone(), &config);
     st.for_each_episode(&info.id, |r| {
         sum.add(&r);
         Ok(())
@@ -245,9 +259,10 @@ fn render_run(
     out: &mut dyn Write,
     max_detail: usize,
     gates: &[Gate],
+    by: Option<SliceLevel>,
 ) -> Result<Rendered, StoredError> {
     let header = header(info)?;
-    let summary = run_summary(st, info, &header)?;
+    let summary = run_summary(st, info, &header, by)?;
     let mut warnings = Vec::new();
     let mut eps = Episodes::of(st, &info.id);
     // A run that never finished says so in every format (JSON Lines has no place for it: the exit code does).
@@ -309,7 +324,7 @@ fn render_run(
                 &header,
                 "slice heatmaps lead nowhere",
                 &mut warnings,
-                |c| Some(crate::html::slice_keys(&c.case)),
+                |c| Some(crate::html::slice_keys(&c.case, summary.by)),
             );
             let opts = crate::html::HtmlOptions {
                 max_detail,

@@ -1,7 +1,8 @@
 //! Terminal tables.
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use gauntlet_cases::Summary;
+use gauntlet_cases::run::SliceCell;
+use gauntlet_cases::{SliceLevel, Summary};
 use gauntlet_core::Rate;
 use std::collections::BTreeSet;
 
@@ -81,17 +82,45 @@ pub fn target_setting_table(s: &Summary) -> String {
     t.to_string()
 }
 
-/// Risk group × environment: ASR over the attack settings, as `violated/valid (pct)`.
+/// The three slices' titles and corner labels for a summary at level `by` (`None`: one stored before levels
+/// existed, whose environments were leaves).
+pub fn slice_titles(by: Option<SliceLevel>) -> [(&'static str, &'static str); 3] {
+    match by {
+        Some(SliceLevel::Group) => [
+            ("Risk group × environment group", "risk \\ env"),
+            ("Environment group × attack family", "env \\ attack"),
+            ("Attack family × risk group", "attack \\ risk"),
+        ],
+        Some(SliceLevel::Leaf) => [
+            ("Risk × environment", "risk \\ env"),
+            ("Environment × attack method", "env \\ attack"),
+            ("Attack method × risk", "attack \\ risk"),
+        ],
+        None => [
+            ("Risk group × environment", "risk \\ env"),
+            ("Environment × attack family", "env \\ attack"),
+            ("Attack family × risk group", "attack \\ risk"),
+        ],
+    }
+}
+
+/// Risk × environment at the summary's level: ASR over the attack settings, as `violated/valid (pct)`.
 pub fn risk_env_table(s: &Summary) -> String {
-    let rows: BTreeSet<&str> = s.by_risk_env.iter().map(|c| c.row.as_str()).collect();
-    let cols: BTreeSet<&str> = s.by_risk_env.iter().map(|c| c.col.as_str()).collect();
-    let mut header = vec!["risk \\ env"];
+    slice_table(&s.by_risk_env, slice_titles(s.by)[0].1)
+}
+
+/// One slice as a table: a row per row key, a column per column key, each cell `violated/valid (pct)` (or
+/// `–/episodes` when none was valid); `corner` names the axes.
+pub fn slice_table(cells: &[SliceCell], corner: &str) -> String {
+    let rows: BTreeSet<&str> = cells.iter().map(|c| c.row.as_str()).collect();
+    let cols: BTreeSet<&str> = cells.iter().map(|c| c.col.as_str()).collect();
+    let mut header = vec![corner];
     header.extend(cols.iter().copied());
     let mut t = table(header);
     for r in &rows {
         let mut row = vec![Cell::new(r)];
         for c in &cols {
-            let cell = s.by_risk_env.iter().find(|x| x.row == *r && x.col == *c);
+            let cell = cells.iter().find(|x| x.row == *r && x.col == *c);
             let text = cell.map_or(String::new(), |x| match x.asr.value {
                 Some(v) => format!("{}/{} ({:.0}%)", x.asr.k, x.asr.n, v * 100.0),
                 None => format!("–/{}", x.counts.episodes),
@@ -236,12 +265,18 @@ pub fn print_run(
         "\nTarget × setting (ASR = violated / valid episodes; errored and undetermined excluded)"
     )?;
     writeln!(out, "{}", target_setting_table(summary))?;
-    if !summary.by_risk_env.is_empty() {
-        writeln!(
-            out,
-            "\nRisk group × environment, attack settings (violated / valid)"
-        )?;
-        writeln!(out, "{}", risk_env_table(summary))?;
+    let titles = slice_titles(summary.by);
+    for (cells, (title, corner)) in [&summary.by_risk_env, &summary.by_env_attack]
+        .into_iter()
+        .zip(titles)
+    {
+        if !cells.is_empty() {
+            writeln!(
+                out,
+                "\n{title}, attack settings (violated / valid; `--by leaf|group`)"
+            )?;
+            writeln!(out, "{}", slice_table(cells, corner))?;
+        }
     }
     if !summary.breaking_rungs.is_empty() {
         writeln!(

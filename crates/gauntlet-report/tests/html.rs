@@ -220,6 +220,7 @@ fn summary() -> Summary {
         asr: rate(v, n),
     };
     Summary {
+        by: Default::default(),
         episodes: 8,
         errored: 1,
         undetermined: 1,
@@ -329,6 +330,7 @@ fn run_report() -> String {
         seed: 7,
         max_turns: 10,
         shard: None,
+        by: Default::default(),
     };
     let header = RunHeader::new(
         &config,
@@ -548,6 +550,7 @@ fn drill_down_prefers_errored_then_violated_and_counts_the_rest() {
         seed: 0,
         max_turns: 1,
         shard: None,
+        by: Default::default(),
     };
     let header = RunHeader::new(&config, &["t".into()], "allow-all", &["c".into()]);
     let mut eps = (0..10).map(|i| {
@@ -699,6 +702,7 @@ fn large_run_time_and_size() {
                 seed: 0,
                 max_turns: 10,
                 shard: None,
+                by: Default::default(),
             };
             let header = RunHeader::new(&config, &["t".into()], "allow-all", &["c".into()]);
             (header, summary(), (0..64).map(episode).collect())

@@ -189,6 +189,7 @@ impl Sandbox {
             seed: 0,
             max_turns: 1,
             shard: None,
+            by: Default::default(),
         };
         let cases = std::slice::from_ref(&self.pc);
         let header = gauntlet_report::json::RunHeader::new(

@@ -59,6 +59,7 @@ pub fn plan(ask: &Ask<'_>) -> Result<RunConfig, SetupError> {
         seed: ask.seed,
         max_turns: ask.max_turns,
         shard,
+        by: Default::default(),
     })
 }
 

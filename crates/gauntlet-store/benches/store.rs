@@ -34,6 +34,7 @@ fn main() {
         seed: 0,
         max_turns: 10,
         shard: None,
+        by: Default::default(),
     };
     let mut sample = Collect(Vec::new());
     let defense = gauntlet_defense::AllowAll;

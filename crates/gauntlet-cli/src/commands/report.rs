@@ -52,6 +52,10 @@ pub(crate) struct ReportArgs {
     /// Exit 0 even when the run never finished (its report says so; what never ran is not a pass).
     #[arg(long)]
     pub(crate) allow_partial: bool,
+    /// A safety-case run's slice tables at this level of the taxonomies (`group` or `leaf`); default: the level
+    /// the run was made with.
+    #[arg(long, value_enum)]
+    pub(crate) by: Option<crate::flags::By>,
     #[command(flatten)]
     pub(crate) store: StoreArgs,
 }
@@ -62,7 +66,16 @@ pub(crate) fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     let info = st.run(&a.id)?;
     // A report file appears only once complete (a failed or killed write leaves the old one).
     let mut sink = gauntlet_report::file::Output::open(a.out.as_deref()).context("--out")?;
-    let code = report(&st, &info, a.format, &mut sink, a.max_detail, &a.fail_on)?;
+    let by = a.by.map(Into::into);
+    let code = report(
+        &st,
+        &info,
+        a.format,
+        &mut sink,
+        a.max_detail,
+        &a.fail_on,
+        by,
+    )?;
     sink.finish().context("--out")?;
     if let Some(p) = a.out.as_ref().filter(|p| p.as_os_str() != "-") {
         eprintln!("wrote {}", p.display());
@@ -98,9 +111,10 @@ pub(crate) fn report(
     out: &mut dyn Write,
     max_detail: usize,
     fail_on: &[String],
+    by: Option<gauntlet_cases::SliceLevel>,
 ) -> Result<ExitCode> {
     let gates = parse_gates(fail_on, stored::metric_names(info.kind))?;
-    let r = stored::render(st, info, format.into(), out, max_detail, &gates)?;
+    let r = stored::render(st, info, format.into(), out, max_detail, &gates, by)?;
     for w in &r.warnings {
         eprintln!("warning: {w}");
     }

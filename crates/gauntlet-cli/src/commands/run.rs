@@ -86,6 +86,11 @@ pub(crate) struct RunArgs {
     /// Only print the tables (no progress).
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// The level the slice tables (risk × environment, environment × attack, attack × risk) aggregate at: the
+    /// first level of each taxonomy (`group`) or its leaves (`leaf`). `gauntlet report --by` can show the other.
+    #[arg(long, value_enum, default_value = "group")]
+    #[serde(skip)]
+    pub(crate) by: crate::flags::By,
     #[command(flatten)]
     #[serde(skip)]
     pub(crate) store: StoreArgs,
@@ -124,6 +129,7 @@ pub(crate) fn resume_run_args(
     let (mut stored, info): (RunArgs, _) = resumed_run(store, &id, RunKind::Run)?;
     stored.json = a.json.take();
     stored.quiet = a.quiet;
+    stored.by = a.by;
     stored.ignore_errors = a.ignore_errors;
     stored.no_preflight = a.no_preflight;
     stored.concurrency = a.concurrency.or(stored.concurrency);
@@ -161,6 +167,7 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let cases: Vec<PreparedCase> = chosen.into_iter().map(PreparedCase::new).collect();
     let concurrency = a.concurrency.unwrap_or(models.default_workers());
     config.concurrency = concurrency;
+    config.by = a.by.into();
     let defense = models.defense(&a.defense)?;
     let defense = defense.as_ref();
     models.preflight(a.no_preflight)?;

@@ -80,6 +80,7 @@ pub(crate) fn cmd_runs(c: RunsCommand) -> Result<ExitCode> {
                     &mut std::io::stdout().lock(),
                     2000,
                     &[],
+                    None,
                 );
             }
         }

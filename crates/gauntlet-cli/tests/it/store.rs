@@ -1646,3 +1646,63 @@ fn a_run_waits_for_another_writer_that_holds_the_store_past_the_busy_timeout() {
         stdout(&o)
     );
 }
+
+/// The slice tables aggregate by group by default and by leaf with `--by leaf`; a stored run is reported at
+/// either level (folded again from its episodes when it was made at the other), and the JSON says which.
+#[test]
+fn slice_tables_are_by_group_unless_asked_by_leaf() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let store = s(&dir.path().join("g.db"));
+    let args = [
+        "run",
+        "-q",
+        "--store",
+        &store,
+        "--agent",
+        "compliant",
+        "--settings",
+        "indirect",
+        "--filter",
+        "env=mail,env=bank",
+    ];
+    let o = gauntlet(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let by_group = stdout(&o);
+    assert!(
+        by_group.contains("Risk group × environment group")
+            && by_group.contains("executive-office")
+            && by_group.contains("personal-life")
+            && !by_group.contains("executive-assistant"),
+        "{by_group}"
+    );
+    let id = newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
+    let mut leaf_args = args.to_vec();
+    leaf_args.extend(["--by", "leaf"]);
+    let o = gauntlet(&leaf_args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let by_leaf = stdout(&o);
+    assert!(
+        by_leaf.contains("Risk × environment")
+            && by_leaf.contains("executive-assistant")
+            && by_leaf.contains("personal-finance")
+            && !by_leaf.contains("executive-office"),
+        "{by_leaf}"
+    );
+    // The group-level run reported by leaf reads as the leaf-level run (bar its header line).
+    let o = gauntlet(&["report", &id, "--by", "leaf", "--store", &store]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tables = |t: &str| t.split_once("\nRisk").map(|(_, r)| r.to_string());
+    assert_eq!(tables(&stdout(&o)), tables(&by_leaf));
+    assert_eq!(tables(&report(&store, &id, "table")), tables(&by_group));
+    let json: Value =
+        serde_json::from_str(&report(&store, &id, "json")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(json["summary"]["by"], "group");
+    let o = gauntlet(&[
+        "report", &id, "--by", "leaf", "--format", "json", "--store", &store,
+    ]);
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(json["summary"]["by"], "leaf");
+    let o = gauntlet(&["report", &id, "--by", "branch", "--store", &store]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--by"), "{}", stderr(&o));
+}
