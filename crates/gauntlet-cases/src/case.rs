@@ -33,6 +33,20 @@ struct RawCase {
     verify: Spanned<RawVerify>,
     #[serde(default)]
     checks: Option<Spanned<RawChecks>>,
+    #[serde(default)]
+    generated: Option<Generated>,
+}
+
+/// Where a generated case came from (`gauntlet cases generate` writes it; a hand-written case has none).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Generated {
+    /// The template's name.
+    pub template: String,
+    /// The variant of the template's `vary` (from 1; drafted variants are numbered after the file's own).
+    pub variant: usize,
+    /// The (risk, attack, environment) tuple the case was composed for: leaf ids.
+    pub tuple: [String; 3],
 }
 
 /// Counter-trajectories: scripted call sequences replayed on s0 with the verdict each must get.
@@ -245,6 +259,8 @@ pub struct Case {
     pub s0: World,
     /// The initial world's JSON.
     pub s0_state: Value,
+    /// Its template, variant and tuple, for a generated case.
+    pub generated: Option<Generated>,
 }
 
 impl Case {
@@ -331,10 +347,19 @@ impl Case {
         let t = &self.taxonomy;
         let _ = writeln!(
             o,
-            "taxonomy: risk {} ({}), attack {} ({}), env {}",
-            t.risk, t.risk_group, t.attack, t.attack_family, t.env
+            "taxonomy: risk {} ({}), attack {} ({}), env {} ({})",
+            t.risk, t.risk_group, t.attack, t.attack_family, t.env, t.env_group
         );
         let _ = writeln!(o, "services: {}", self.services().join(", "));
+        if let Some(g) = &self.generated {
+            let _ = writeln!(
+                o,
+                "generated: template {}, variant {}, tuple {}",
+                g.template,
+                g.variant,
+                g.tuple.join(" × ")
+            );
+        }
         let p = &self.parties;
         for (name, list) in [
             ("hostile", &p.hostile),
@@ -1218,6 +1243,7 @@ pub fn load_case(file: &str, text: &str) -> Result<Case, Vec<Diagnostic>> {
         id_at: pos(&raw.id),
         s0,
         s0_state,
+        generated: raw.generated,
     })
 }
 

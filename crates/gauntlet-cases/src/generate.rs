@@ -29,6 +29,8 @@ pub struct Tally {
     pub failed: usize,
     /// Variants dropped because an earlier one tests the same thing.
     pub duplicates: usize,
+    /// (Tuple, variant) pairs of composed templates dropped because the tuple does not fit the case.
+    pub incompatible: usize,
 }
 
 /// A file that could not be read or written, or a report line that could not be written.
@@ -143,8 +145,16 @@ fn write_variant(
     out: &mut dyn Write,
 ) -> Result<(), GenerateError> {
     let id = v.id.clone().unwrap_or_else(|| "?".into());
+    let tuple = v
+        .tuple
+        .as_ref()
+        .map_or(String::new(), |t| format!(" for {}", t.join(" × ")));
     let failure = |out: &mut dyn Write, what: &str, reasons: &[String]| {
-        writeln!(out, "FAIL  {file} variant {} ({id}): {what}", v.number)?;
+        writeln!(
+            out,
+            "FAIL  {file} variant {}{tuple} ({id}): {what}",
+            v.number
+        )?;
         reasons
             .iter()
             .try_for_each(|r| writeln!(out, "      - {r}"))
@@ -202,9 +212,13 @@ fn write_variant(
             tally.duplicates += 1;
             writeln!(
                 out,
-                "dup   {file} variant {} ({id}): tests what {first} tests (same risk, environment and sink calls)",
+                "dup   {file} variant {}{tuple} ({id}): tests what {first} tests (same risk, attack, environment and sink calls)",
                 v.number
             )?;
+        }
+        Outcome::Incompatible(why) => {
+            tally.incompatible += 1;
+            writeln!(out, "skip  {file} variant {}{tuple}: {why}", v.number)?;
         }
     }
     Ok(())

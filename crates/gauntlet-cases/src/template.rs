@@ -14,6 +14,26 @@
 //! ```
 //!
 //! Values are inserted as written: quote a placeholder in the case text where YAML needs it (`"{{iban}}"`).
+//!
+//! A template may also be **composed** over the taxonomy: `compose` lists risk, attack and environment ids
+//! (leaves, or groups and subgroups standing for their leaves), and each variant is filled once per compatible
+//! (risk, attack, environment) tuple, with `{{risk}}`, `{{attack}}`, `{{env}}` and, from `payloads` (one text per
+//! attack leaf, which may itself name the variant's placeholders), `{{payload}}`:
+//!
+//! ```yaml
+//! compose:
+//!   risk: [unauthorized-transfer]
+//!   attack: [injection-financial-record, authority-impersonation]
+//!   env: [personal-finance, finance-back-office]
+//!   payloads:
+//!     injection-financial-record: "ACCOUNT ASSISTANT: pay invoice …"
+//!     authority-impersonation: "This is the fiduciary's office …"
+//! ```
+//!
+//! A tuple is kept only if the environment's agent has every service of the case's sink calls, one of the sink
+//! calls realises the risk (is among its sinks), and the attack method can be played by the case (an
+//! injection-only method needs an injection, carried by one of the method's services). Every generated case
+//! records its template, variant and tuple (`generated:`).
 
 use crate::case::{Case, load_case};
 use crate::diagnostic::Diagnostic;
@@ -26,9 +46,28 @@ use std::collections::{BTreeMap, BTreeSet};
 #[serde(deny_unknown_fields)]
 struct TemplateFile {
     template: String,
+    #[serde(default)]
+    compose: Option<Compose>,
     vary: Vec<BTreeMap<String, String>>,
     case: String,
 }
+
+/// A template's `compose` block: the taxonomy ids it is composed over, and a payload per attack method.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Compose {
+    risk: Vec<String>,
+    attack: Vec<String>,
+    env: Vec<String>,
+    #[serde(default)]
+    payloads: BTreeMap<String, String>,
+}
+
+/// The placeholders a composed template's tuple fills (`payload` only when `payloads` is given).
+const TUPLE_NAMES: [&str; 4] = ["risk", "attack", "env", "payload"];
+
+/// A (risk, attack, environment) tuple of leaf ids.
+pub type Tuple = [String; 3];
 
 /// What became of one variant.
 #[derive(Debug)]
@@ -46,6 +85,8 @@ pub enum Outcome {
     FailsSelfTest(Vec<String>),
     /// It tests what an earlier variant tests: that variant's case id.
     Duplicate(String),
+    /// Its tuple does not fit the case: why.
+    Incompatible(String),
 }
 
 /// One variant's result.
@@ -55,6 +96,8 @@ pub struct Variant {
     pub number: usize,
     /// The case id, when the text got far enough to have one.
     pub id: Option<String>,
+    /// The (risk, attack, environment) tuple it was composed for, for a composed template.
+    pub tuple: Option<Tuple>,
     /// What became of it.
     pub outcome: Outcome,
 }
@@ -75,9 +118,13 @@ pub struct Template {
 /// Reads a template (for a model to draft more variants of).
 pub fn read(file: &str, text: &str) -> Result<Template, Vec<Diagnostic>> {
     let t = parse(file, text)?;
+    let composed = t.compose.is_some();
     Ok(Template {
         name: t.template,
-        names: names(&t.case),
+        names: names(&t.case)
+            .into_iter()
+            .filter(|n| !(composed && TUPLE_NAMES.contains(&n.as_str())))
+            .collect(),
         case: t.case,
         vary: t.vary,
     })
@@ -115,11 +162,25 @@ fn parse(file: &str, text: &str) -> Result<TemplateFile, Vec<Diagnostic>> {
              value loses the case's line structure",
         )]);
     }
-    let names = names(&t.case);
+    let mut names = names(&t.case);
+    // A payload may name the variant's placeholders too.
+    for p in t.compose.iter().flat_map(|c| c.payloads.values()) {
+        names.extend(self::names(p));
+    }
     let mut problems = Vec::new();
     for (k, v) in t.vary.iter().enumerate() {
         for (key, value) in v {
-            if !names.contains(key) {
+            if t.compose.is_some() && TUPLE_NAMES.contains(&key.as_str()) {
+                problems.push(Diagnostic::new(
+                    file,
+                    0,
+                    0,
+                    format!(
+                        "variant {}: `{key}` is filled by `compose` in a composed template; a variant cannot set it",
+                        k + 1
+                    ),
+                ));
+            } else if !names.contains(key) {
                 problems.push(Diagnostic::new(
                     file,
                     0,
@@ -173,104 +234,345 @@ pub fn expand_with(
     if !problems.is_empty() {
         return Err(problems);
     }
+    let tuples: Vec<Option<Tuple>> = match &t.compose {
+        Some(c) => tuples(file, c)?.into_iter().map(Some).collect(),
+        None => vec![None],
+    };
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
     let authored = t.vary.len();
     let names = names(&t.case);
+    let asked: Vec<String> = names
+        .iter()
+        .filter(|n| !(t.compose.is_some() && TUPLE_NAMES.contains(&n.as_str())))
+        .cloned()
+        .collect();
     let mut ids: BTreeSet<String> = BTreeSet::new();
-    for (k, vars) in t.vary.iter().chain(drafted.iter()).enumerate() {
-        let number = k + 1;
-        // A drafted variant is the model's: what is wrong with it is a finding about the draft, not the template.
-        if k >= authored {
-            let wrong = drafted_wrong(vars, &names);
-            if let Some(why) = wrong {
-                out.push(Variant {
-                    number,
-                    id: None,
-                    outcome: Outcome::Invalid(vec![Diagnostic::new(
+    for tuple in &tuples {
+        for (k, written) in t.vary.iter().chain(drafted.iter()).enumerate() {
+            let number = k + 1;
+            let variant = |id: Option<String>, outcome: Outcome| Variant {
+                number,
+                id,
+                tuple: tuple.clone(),
+                outcome,
+            };
+            // A drafted variant is the model's: what is wrong with it is a finding about the draft, not the
+            // template.
+            if k >= authored
+                && let Some(why) = drafted_wrong(written, &asked)
+            {
+                out.push(variant(
+                    None,
+                    Outcome::Invalid(vec![Diagnostic::new(
                         file,
                         0,
                         0,
                         format!("variant {number} (drafted): {why}"),
                     )]),
-                });
+                ));
                 continue;
             }
-        }
-        let filled = fill(&t.case, vars);
-        let case = match load_case(file, &filled) {
-            Ok(c) => c,
-            Err(d) => {
-                let d = in_template(d, &t.case, vars, (case_line, indent), number);
-                // The id as written, for the message (the case did not load).
-                let id = filled
-                    .lines()
-                    .find_map(|l| l.strip_prefix("id:"))
-                    .map(|v| v.trim().trim_matches('"').to_string())
-                    .filter(|v| !v.is_empty());
-                out.push(Variant {
-                    number,
-                    id,
-                    outcome: Outcome::Invalid(d),
-                });
+            let mut vars = written.clone();
+            if let (Some(tuple), Some(c)) = (tuple, &t.compose) {
+                for (name, value) in ["risk", "attack", "env"].iter().zip(tuple) {
+                    vars.insert(name.to_string(), value.clone());
+                }
+                if !c.payloads.is_empty() {
+                    match c.payloads.get(&tuple[1]) {
+                        Some(p) => {
+                            // A payload may name the variant's values (`{{iban}}`).
+                            let p = fill(p, &vars);
+                            vars.insert("payload".into(), p);
+                        }
+                        None => {
+                            out.push(variant(
+                                None,
+                                Outcome::Incompatible(format!(
+                                    "`compose.payloads` has no payload for attack {}",
+                                    tuple[1]
+                                )),
+                            ));
+                            continue;
+                        }
+                    }
+                }
+            }
+            let filled = fill(&t.case, &vars);
+            let case = match load_case(file, &filled) {
+                Ok(c) => c,
+                Err(d) => {
+                    let d = in_template(d, &t.case, &vars, (case_line, indent), number);
+                    // The id as written, for the message (the case did not load).
+                    let id = filled
+                        .lines()
+                        .find_map(|l| l.strip_prefix("id:"))
+                        .map(|v| v.trim().trim_matches('"').to_string())
+                        .filter(|v| !v.is_empty());
+                    out.push(variant(id, Outcome::Invalid(d)));
+                    continue;
+                }
+            };
+            let id = case.id.clone();
+            if let Some(why) = tuple.as_ref().and_then(|tu| misfit(&case, tu)) {
+                out.push(variant(Some(id), Outcome::Incompatible(why)));
                 continue;
             }
-        };
-        let id = case.id.clone();
-        if ids.contains(&id) {
-            // It would overwrite the earlier variant's file.
-            out.push(Variant {
-                number,
-                id: Some(id.clone()),
-                outcome: Outcome::Invalid(vec![Diagnostic::new(
-                    file,
-                    0,
-                    0,
-                    format!(
-                        "variant {number}: case id {id} is already used by an earlier variant of template {}: put a placeholder in `id`",
-                        t.template
-                    ),
-                )]),
-            });
-            continue;
+            if ids.contains(&id) {
+                // It would overwrite the earlier variant's file.
+                let hint = if t.compose.is_some() {
+                    " (and {{attack}}, {{env}} or {{risk}} where the tuples differ)"
+                } else {
+                    ""
+                };
+                out.push(variant(
+                    Some(id.clone()),
+                    Outcome::Invalid(vec![Diagnostic::new(
+                        file,
+                        0,
+                        0,
+                        format!(
+                            "variant {number}: case id {id} is already used by an earlier variant of template {}: put a placeholder in `id`{hint}",
+                            t.template
+                        ),
+                    )]),
+                ));
+                continue;
+            }
+            let key = key_of(&case);
+            if let Some(first) = seen.get(&key) {
+                out.push(variant(Some(id), Outcome::Duplicate(first.clone())));
+                continue;
+            }
+            let pc = PreparedCase::new(case);
+            let st = selftest(&pc);
+            if !st.passed() {
+                out.push(variant(Some(id), Outcome::FailsSelfTest(st.failures)));
+                continue;
+            }
+            seen.insert(key, id.clone());
+            ids.insert(id.clone());
+            let mut case = pc.case;
+            let tx = &case.taxonomy;
+            let generated = crate::case::Generated {
+                template: t.template.clone(),
+                variant: number,
+                tuple: tuple
+                    .clone()
+                    .unwrap_or_else(|| [tx.risk.clone(), tx.attack.clone(), tx.env.clone()]),
+            };
+            let text = with_provenance(&filled, &generated);
+            case.generated = Some(generated);
+            out.push(variant(
+                Some(id),
+                Outcome::Kept {
+                    case: Box::new(case),
+                    text,
+                },
+            ));
         }
-        let key = key_of(&case);
-        if let Some(first) = seen.get(&key) {
-            out.push(Variant {
-                number,
-                id: Some(id),
-                outcome: Outcome::Duplicate(first.clone()),
-            });
-            continue;
-        }
-        let pc = PreparedCase::new(case);
-        let st = selftest(&pc);
-        if !st.passed() {
-            out.push(Variant {
-                number,
-                id: Some(id),
-                outcome: Outcome::FailsSelfTest(st.failures),
-            });
-            continue;
-        }
-        seen.insert(key, id.clone());
-        ids.insert(id.clone());
-        out.push(Variant {
-            number,
-            id: Some(id),
-            outcome: Outcome::Kept {
-                case: Box::new(pc.case),
-                text: filled,
-            },
-        });
     }
     Ok(out)
+}
+
+/// The case text with a last top-level `generated:` line saying where it came from (JSON strings, which YAML
+/// reads as written, whatever the template's name holds).
+fn with_provenance(text: &str, g: &crate::case::Generated) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out = text.trim_end_matches('\n').to_string();
+    out.push_str(&format!(
+        "\ngenerated: {{template: {}, variant: {}, tuple: [{}, {}, {}]}}\n",
+        q(&g.template),
+        g.variant,
+        q(&g.tuple[0]),
+        q(&g.tuple[1]),
+        q(&g.tuple[2])
+    ));
+    out
+}
+
+/// The compatible-looking product of `compose`'s ids: each id is a leaf (or an alias of one), or a group or
+/// subgroup standing for its leaves; an unknown id is an error.
+fn tuples(file: &str, c: &Compose) -> Result<Vec<Tuple>, Vec<Diagnostic>> {
+    let tx = crate::taxonomy::taxonomy()
+        .map_err(|e| vec![Diagnostic::new(file, 0, 0, e.to_string())])?;
+    let mut problems = Vec::new();
+    let mut lists: Vec<Vec<String>> = Vec::new();
+    for (field, tree, ids) in [
+        ("risk", &tx.risks, &c.risk),
+        ("attack", &tx.attacks, &c.attack),
+        ("env", &tx.environments, &c.env),
+    ] {
+        let mut leaves: Vec<String> = Vec::new();
+        if ids.is_empty() {
+            problems.push(Diagnostic::new(
+                file,
+                0,
+                0,
+                format!(
+                    "compose.{field} is empty: list at least one {} id",
+                    tree.tree
+                ),
+            ));
+        }
+        for id in ids {
+            let found: Option<Vec<String>> = match tree.find(id) {
+                Some((_, _, l)) => Some(vec![l.id.clone()]),
+                None => tree
+                    .inner(id)
+                    .map(|v| v.into_iter().map(str::to_string).collect()),
+            };
+            match found {
+                Some(v) => {
+                    for l in v {
+                        if !leaves.contains(&l) {
+                            leaves.push(l);
+                        }
+                    }
+                }
+                None => {
+                    let near = tree.nearest(id, 5);
+                    problems.push(Diagnostic::new(
+                        file,
+                        0,
+                        0,
+                        format!(
+                            "compose.{field}: `{id}` is no id of the {} tree{}",
+                            tree.tree,
+                            if near.is_empty() {
+                                String::new()
+                            } else {
+                                format!("; nearest: {}", near.join(", "))
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+        lists.push(leaves);
+    }
+    for (a, text) in &c.payloads {
+        if text.contains(['\n', '\r']) {
+            problems.push(Diagnostic::new(
+                file,
+                0,
+                0,
+                format!(
+                    "compose.payloads.{a} has a line break; a payload is inserted into one line"
+                ),
+            ));
+        }
+        if !lists[1].contains(a) {
+            problems.push(Diagnostic::new(
+                file,
+                0,
+                0,
+                format!("compose.payloads: `{a}` is not one of compose.attack's leaves"),
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut out = Vec::new();
+    for r in &lists[0] {
+        for a in &lists[1] {
+            for e in &lists[2] {
+                out.push([r.clone(), a.clone(), e.clone()]);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Why `tuple` does not fit the loaded `case`, if it does not: the environment's agent lacks a service of a sink
+/// call, no sink call realises the risk, or the case cannot play the attack method.
+fn misfit(case: &Case, tuple: &Tuple) -> Option<String> {
+    let tx = crate::taxonomy::taxonomy().ok()?;
+    let service = |tool: &str| tool.split('.').next().unwrap_or(tool).to_string();
+    let sinks: Vec<&str> = case
+        .attack_solution
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    if let Some(env) = tx.environments.leaf(&tuple[2])
+        && let Some(tool) = sinks.iter().find(|t| !env.services.contains(&service(t)))
+    {
+        return Some(format!(
+            "environment {} has no {} service (the sink call {tool})",
+            env.id,
+            service(tool)
+        ));
+    }
+    if let Some(risk) = tx.risks.leaf(&tuple[0])
+        && !risk.sinks.is_empty()
+        && !sinks.iter().any(|t| risk.sinks.iter().any(|s| s == t))
+    {
+        return Some(format!(
+            "risk {} is realised by {}, and the case's sink calls are {}",
+            risk.id,
+            risk.sinks.join(", "),
+            if sinks.is_empty() {
+                "none".to_string()
+            } else {
+                sinks.join(", ")
+            }
+        ));
+    }
+    if let Some(attack) = tx.attacks.leaf(&tuple[1]) {
+        let injected_only = !attack.settings.is_empty()
+            && attack
+                .settings
+                .iter()
+                .all(|s| *s == gauntlet_core::Setting::Indirect);
+        if injected_only {
+            if case.inject.is_empty() {
+                return Some(format!(
+                    "attack {} is played only by injection, and the case injects nothing",
+                    attack.id
+                ));
+            }
+            let carried = attack.services.is_empty()
+                || case.inject.iter().any(|r| {
+                    attack
+                        .services
+                        .iter()
+                        .any(|s| r.tool.starts_with(&format!("{s}.")))
+                });
+            if !carried {
+                return Some(format!(
+                    "attack {} is carried by {}, and the case injects into {}",
+                    attack.id,
+                    attack.services.join(", "),
+                    case.inject
+                        .iter()
+                        .map(|r| r.tool.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// A diagnostic for each placeholder of the case text that some authored variant of `vary` does not fill.
 fn unfilled(file: &str, t: &TemplateFile, case_line: usize, indent: usize) -> Vec<Diagnostic> {
     let mut problems = Vec::new();
     for (name, line, column) in placeholders(&t.case) {
+        if let Some(c) = &t.compose
+            && TUPLE_NAMES.contains(&name.as_str())
+        {
+            if name == "payload" && c.payloads.is_empty() {
+                problems.push(Diagnostic::new(
+                    file,
+                    case_line + line - 1,
+                    indent + column,
+                    "placeholder {{payload}} needs `compose.payloads` (a payload per attack leaf)",
+                ));
+            }
+            continue;
+        }
         let missing: Vec<String> = t
             .vary
             .iter()
@@ -361,15 +663,16 @@ fn in_template(
         .collect()
 }
 
-/// What a case tests, for deduplication: its risk and environment, and its sink calls (tool and arguments, in
-/// canonical JSON) — the intended state change on the target resource.
+/// What a case tests, for deduplication: its risk, attack method and environment, and its sink calls (tool and
+/// arguments, in canonical JSON) — the intended state change on the target resource by the same method.
 fn key_of(c: &Case) -> String {
     let sinks: Vec<String> = c
         .attack_solution
         .iter()
         .map(|s| format!("{}{}", s.name, canonical(&s.args)))
         .collect();
-    format!("{}|{}|{}", c.taxonomy.risk, c.taxonomy.env, sinks.join(";"))
+    let t = &c.taxonomy;
+    format!("{}|{}|{}|{}", t.risk, t.attack, t.env, sinks.join(";"))
 }
 
 /// The placeholders' names, each once, in order of appearance.
@@ -589,6 +892,135 @@ mod tests {
         assert_ne!(
             a,
             canonical(&serde_json::json!({"amount": 2981, "iban": "X"}))
+        );
+    }
+
+    /// The composed example: each variant once per tuple of the compose lists, tuples that do not fit skipped
+    /// with the reason, every kept case classified as its tuple and recording template, variant and tuple, in a
+    /// text that loads back to the same provenance.
+    #[test]
+    fn a_composed_template_covers_its_compatible_tuples() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/templates/bank.overpayment-refund.composed.yaml"
+        );
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+        let out = expand(path, &text).unwrap_or_else(|d| panic!("{d:?}"));
+        // 2 risks × 4 attacks × 3 environments × 2 variants.
+        assert_eq!(out.len(), 48);
+        let mut kept = 0;
+        for v in &out {
+            let Some(tuple) = &v.tuple else {
+                panic!("no tuple: {v:?}")
+            };
+            match &v.outcome {
+                Outcome::Kept { case, text } => {
+                    kept += 1;
+                    let t = &case.taxonomy;
+                    assert_eq!(
+                        [&t.risk, &t.attack, &t.env],
+                        [&tuple[0], &tuple[1], &tuple[2]]
+                    );
+                    let g = case
+                        .generated
+                        .as_ref()
+                        .unwrap_or_else(|| panic!("no provenance"));
+                    assert_eq!(
+                        (g.template.as_str(), g.variant, &g.tuple),
+                        ("bank.overpayment-refund", v.number, tuple)
+                    );
+                    let back =
+                        load_case("generated.yaml", text).unwrap_or_else(|d| panic!("{d:?}"));
+                    assert_eq!(back.generated.as_ref(), Some(g));
+                    // The attack method's own payload is what the case injects.
+                    assert!(
+                        text.contains(match tuple[1].as_str() {
+                            "urgency-pressure" => "sonst Anzeige",
+                            "impersonated-authority" => "Ihre Sparkasse",
+                            _ => "das alte ist gekuendigt",
+                        }),
+                        "{text}"
+                    );
+                }
+                Outcome::Incompatible(why) => {
+                    let expected = if tuple[2] == "developer-workstation" {
+                        "has no bank service"
+                    } else {
+                        "is carried by mail"
+                    };
+                    assert!(why.contains(expected), "{tuple:?}: {why}");
+                }
+                other => panic!("{tuple:?} variant {}: {other:?}", v.number),
+            }
+        }
+        // Everything but the developer workstation (no bank) and injection-email (a mail carrier).
+        assert_eq!(kept, 2 * 3 * 2 * 2);
+    }
+
+    /// A composed template's mistakes are the template's: unknown ids (with the nearest), a variant setting a
+    /// tuple placeholder, `{{payload}}` without payloads, a payload for an attack not composed over.
+    #[test]
+    fn composed_template_mistakes_are_named() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/templates/bank.overpayment-refund.composed.yaml"
+        );
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+        let errors = |t: &str| -> String {
+            match expand("t.yaml", t) {
+                Ok(_) => panic!("accepted"),
+                Err(d) => d
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            }
+        };
+        let e = errors(&text.replace("env: [personal-finance,", "env: [personal-financ,"));
+        assert!(
+            e.contains(
+                "compose.env: `personal-financ` is no id of the environments tree; nearest: personal-finance"
+            ),
+            "{e}"
+        );
+        let e = errors(&text.replace(
+            "  - n: \"001\"\n",
+            "  - n: \"001\"\n    env: personal-finance\n",
+        ));
+        assert!(e.contains("`env` is filled by `compose`"), "{e}");
+        let no_payloads = text
+            .lines()
+            .filter(|l| {
+                !l.starts_with("    inj")
+                    && !l.starts_with("    imp")
+                    && !l.starts_with("    urg")
+                    && !l.starts_with("    # ")
+                    && !l.starts_with("    amount_de")
+                    && *l != "  payloads:"
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let e = errors(&no_payloads);
+        assert!(e.contains("{{payload}} needs `compose.payloads`"), "{e}");
+        let e = errors(&text.replace("attack: [injection-financial-record, impersonated-authority, urgency-pressure, injection-email]", "attack: [injection-financial-record, impersonated-authority, urgency-pressure]"));
+        assert!(
+            e.contains("compose.payloads: `injection-email` is not one of compose.attack's leaves"),
+            "{e}"
+        );
+        // A group stands for its leaves.
+        let grouped = text.replace(
+            "risk: [unauthorized-transfer, scam-payment]",
+            "risk: [unauthorized-payments]",
+        );
+        let out = expand("t.yaml", &grouped).unwrap_or_else(|d| panic!("{d:?}"));
+        let risks: BTreeSet<&str> = out
+            .iter()
+            .filter_map(|v| v.tuple.as_ref())
+            .map(|t| t[0].as_str())
+            .collect();
+        assert!(
+            risks.len() > 2 && risks.contains("structured-drain"),
+            "{risks:?}"
         );
     }
 

@@ -169,8 +169,12 @@ pub(crate) fn cases_generate(
     )?;
     let (written, failed, dups) = (tally.written, tally.failed, tally.duplicates);
     let dir = dir.display();
+    let misfits = match tally.incompatible {
+        0 => String::new(),
+        n => format!(", {n} incompatible tuples skipped"),
+    };
     println!(
-        "generate: {written} cases written to {dir}, {failed} failed, {dups} duplicates dropped"
+        "generate: {written} cases written to {dir}, {failed} failed, {dups} duplicates dropped{misfits}"
     );
     report_models(&models);
     Ok(checked(failed == 0 && written > 0))

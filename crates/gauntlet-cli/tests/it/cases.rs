@@ -565,3 +565,46 @@ fn init_makes_a_folder_whose_example_case_lints_and_self_tests() {
         crate::stderr(&o)
     );
 }
+
+/// A composed template writes one case per fitting (risk, attack, environment) tuple and variant, says which
+/// tuples it skipped and why, and its cases lint, self-test and run by leaf under their own tuples.
+#[test]
+fn a_composed_template_writes_its_fitting_tuples_and_says_what_it_skipped() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("gen").to_string_lossy().into_owned();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/templates/bank.overpayment-refund.composed.yaml")
+        .to_string_lossy()
+        .into_owned();
+    let o = gauntlet(&["cases", "generate", &path, "--out", &out]);
+    let s = stdout(&o);
+    assert!(o.status.success(), "{s}{}", stderr(&o));
+    assert!(
+        s.contains("24 cases written") && s.contains("24 incompatible tuples skipped"),
+        "{s}"
+    );
+    assert!(
+        s.contains("for scam-payment × injection-email × personal-finance: attack injection-email is carried by mail"),
+        "{s}"
+    );
+    let o = gauntlet(&["cases", "selftest", &out]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--no-store",
+        "--suite",
+        &out,
+        "--agent",
+        "compliant",
+        "--by",
+        "leaf",
+    ]);
+    let s = stdout(&o);
+    assert!(
+        s.contains("urgency-pressure")
+            && s.contains("expense-management")
+            && s.contains("scam-payment"),
+        "{s}"
+    );
+}
