@@ -33,6 +33,23 @@ pub struct Tally {
     pub incompatible: usize,
 }
 
+impl Tally {
+    /// The closing line of `cases generate` for cases written to `dir`.
+    pub fn sentence(&self, dir: &Path) -> String {
+        let misfits = match self.incompatible {
+            0 => String::new(),
+            n => format!(", {n} incompatible tuples skipped"),
+        };
+        format!(
+            "generate: {} cases written to {}, {} failed, {} duplicates dropped{misfits}",
+            self.written,
+            dir.display(),
+            self.failed,
+            self.duplicates
+        )
+    }
+}
+
 /// A file that could not be read or written, or a report line that could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateError {

@@ -248,131 +248,159 @@ pub fn expand_with(
         .cloned()
         .collect();
     let mut ids: BTreeSet<String> = BTreeSet::new();
+    let x = Expansion {
+        file,
+        t: &t,
+        at: (case_line, indent),
+        authored,
+        asked,
+    };
     for tuple in &tuples {
         for (k, written) in t.vary.iter().chain(drafted.iter()).enumerate() {
-            let number = k + 1;
-            let variant = |id: Option<String>, outcome: Outcome| Variant {
-                number,
-                id,
-                tuple: tuple.clone(),
-                outcome,
-            };
-            // A drafted variant is the model's: what is wrong with it is a finding about the draft, not the
-            // template.
-            if k >= authored
-                && let Some(why) = drafted_wrong(written, &asked)
-            {
-                out.push(variant(
-                    None,
-                    Outcome::Invalid(vec![Diagnostic::new(
-                        file,
-                        0,
-                        0,
-                        format!("variant {number} (drafted): {why}"),
-                    )]),
-                ));
-                continue;
-            }
-            let mut vars = written.clone();
-            if let (Some(tuple), Some(c)) = (tuple, &t.compose) {
-                for (name, value) in ["risk", "attack", "env"].iter().zip(tuple) {
-                    vars.insert(name.to_string(), value.clone());
-                }
-                if !c.payloads.is_empty() {
-                    match c.payloads.get(&tuple[1]) {
-                        Some(p) => {
-                            // A payload may name the variant's values (`{{iban}}`).
-                            let p = fill(p, &vars);
-                            vars.insert("payload".into(), p);
-                        }
-                        None => {
-                            out.push(variant(
-                                None,
-                                Outcome::Incompatible(format!(
-                                    "`compose.payloads` has no payload for attack {}",
-                                    tuple[1]
-                                )),
-                            ));
-                            continue;
-                        }
-                    }
-                }
-            }
-            let filled = fill(&t.case, &vars);
-            let case = match load_case(file, &filled) {
-                Ok(c) => c,
-                Err(d) => {
-                    let d = in_template(d, &t.case, &vars, (case_line, indent), number);
-                    // The id as written, for the message (the case did not load).
-                    let id = filled
-                        .lines()
-                        .find_map(|l| l.strip_prefix("id:"))
-                        .map(|v| v.trim().trim_matches('"').to_string())
-                        .filter(|v| !v.is_empty());
-                    out.push(variant(id, Outcome::Invalid(d)));
-                    continue;
-                }
-            };
-            let id = case.id.clone();
-            if let Some(why) = tuple.as_ref().and_then(|tu| misfit(&case, tu)) {
-                out.push(variant(Some(id), Outcome::Incompatible(why)));
-                continue;
-            }
-            if ids.contains(&id) {
-                // It would overwrite the earlier variant's file.
-                let hint = if t.compose.is_some() {
-                    " (and {{attack}}, {{env}} or {{risk}} where the tuples differ)"
-                } else {
-                    ""
-                };
-                out.push(variant(
-                    Some(id.clone()),
-                    Outcome::Invalid(vec![Diagnostic::new(
-                        file,
-                        0,
-                        0,
-                        format!(
-                            "variant {number}: case id {id} is already used by an earlier variant of template {}: put a placeholder in `id`{hint}",
-                            t.template
-                        ),
-                    )]),
-                ));
-                continue;
-            }
-            let key = key_of(&case);
-            if let Some(first) = seen.get(&key) {
-                out.push(variant(Some(id), Outcome::Duplicate(first.clone())));
-                continue;
-            }
-            let pc = PreparedCase::new(case);
-            let st = selftest(&pc);
-            if !st.passed() {
-                out.push(variant(Some(id), Outcome::FailsSelfTest(st.failures)));
-                continue;
-            }
-            seen.insert(key, id.clone());
-            ids.insert(id.clone());
-            let mut case = pc.case;
-            let tx = &case.taxonomy;
-            let generated = crate::case::Generated {
-                template: t.template.clone(),
-                variant: number,
-                tuple: tuple
-                    .clone()
-                    .unwrap_or_else(|| [tx.risk.clone(), tx.attack.clone(), tx.env.clone()]),
-            };
-            let text = with_provenance(&filled, &generated);
-            case.generated = Some(generated);
-            out.push(variant(
-                Some(id),
-                Outcome::Kept {
-                    case: Box::new(case),
-                    text,
-                },
-            ));
+            out.push(x.variant(tuple, k + 1, written, &mut seen, &mut ids));
         }
     }
     Ok(out)
+}
+
+/// What one (tuple, variant) pair of a template needs to be expanded.
+struct Expansion<'a> {
+    file: &'a str,
+    t: &'a TemplateFile,
+    /// Where the case text starts in the file, and its indent.
+    at: (usize, usize),
+    /// Variants written in the file (the rest were drafted).
+    authored: usize,
+    /// The placeholders a variant must fill.
+    asked: Vec<String>,
+}
+
+impl Expansion<'_> {
+    /// Expands variant `number` (`written`) for `tuple`; `seen` holds the kept cases' keys, `ids` their ids.
+    fn variant(
+        &self,
+        tuple: &Option<Tuple>,
+        number: usize,
+        written: &BTreeMap<String, String>,
+        seen: &mut BTreeMap<String, String>,
+        ids: &mut BTreeSet<String>,
+    ) -> Variant {
+        let (file, t, (case_line, indent), authored, asked) =
+            (self.file, self.t, self.at, self.authored, &self.asked);
+        let k = number - 1;
+        let variant = |id: Option<String>, outcome: Outcome| Variant {
+            number,
+            id,
+            tuple: tuple.clone(),
+            outcome,
+        };
+        // A drafted variant is the model's: what is wrong with it is a finding about the draft, not the
+        // template.
+        if k >= authored
+            && let Some(why) = drafted_wrong(written, asked)
+        {
+            return variant(
+                None,
+                Outcome::Invalid(vec![Diagnostic::new(
+                    file,
+                    0,
+                    0,
+                    format!("variant {number} (drafted): {why}"),
+                )]),
+            );
+        }
+        let mut vars = written.clone();
+        if let (Some(tuple), Some(c)) = (tuple, &t.compose) {
+            for (name, value) in ["risk", "attack", "env"].iter().zip(tuple) {
+                vars.insert(name.to_string(), value.clone());
+            }
+            if !c.payloads.is_empty() {
+                match c.payloads.get(&tuple[1]) {
+                    Some(p) => {
+                        // A payload may name the variant's values (`{{iban}}`).
+                        let p = fill(p, &vars);
+                        vars.insert("payload".into(), p);
+                    }
+                    None => {
+                        return variant(
+                            None,
+                            Outcome::Incompatible(format!(
+                                "`compose.payloads` has no payload for attack {}",
+                                tuple[1]
+                            )),
+                        );
+                    }
+                }
+            }
+        }
+        let filled = fill(&t.case, &vars);
+        let case = match load_case(file, &filled) {
+            Ok(c) => c,
+            Err(d) => {
+                let d = in_template(d, &t.case, &vars, (case_line, indent), number);
+                // The id as written, for the message (the case did not load).
+                let id = filled
+                    .lines()
+                    .find_map(|l| l.strip_prefix("id:"))
+                    .map(|v| v.trim().trim_matches('"').to_string())
+                    .filter(|v| !v.is_empty());
+                return variant(id, Outcome::Invalid(d));
+            }
+        };
+        let id = case.id.clone();
+        if let Some(why) = tuple.as_ref().and_then(|tu| misfit(&case, tu)) {
+            return variant(Some(id), Outcome::Incompatible(why));
+        }
+        if ids.contains(&id) {
+            // It would overwrite the earlier variant's file.
+            let hint = if t.compose.is_some() {
+                " (and {{attack}}, {{env}} or {{risk}} where the tuples differ)"
+            } else {
+                ""
+            };
+            return variant(
+                Some(id.clone()),
+                Outcome::Invalid(vec![Diagnostic::new(
+                    file,
+                    0,
+                    0,
+                    format!(
+                        "variant {number}: case id {id} is already used by an earlier variant of template {}: put a placeholder in `id`{hint}",
+                        t.template
+                    ),
+                )]),
+            );
+        }
+        let key = key_of(&case);
+        if let Some(first) = seen.get(&key) {
+            return variant(Some(id), Outcome::Duplicate(first.clone()));
+        }
+        let pc = PreparedCase::new(case);
+        let st = selftest(&pc);
+        if !st.passed() {
+            return variant(Some(id), Outcome::FailsSelfTest(st.failures));
+        }
+        seen.insert(key, id.clone());
+        ids.insert(id.clone());
+        let mut case = pc.case;
+        let tx = &case.taxonomy;
+        let generated = crate::case::Generated {
+            template: t.template.clone(),
+            variant: number,
+            tuple: tuple
+                .clone()
+                .unwrap_or_else(|| [tx.risk.clone(), tx.attack.clone(), tx.env.clone()]),
+        };
+        let text = with_provenance(&filled, &generated);
+        case.generated = Some(generated);
+        variant(
+            Some(id),
+            Outcome::Kept {
+                case: Box::new(case),
+                text,
+            },
+        )
+    }
 }
 
 /// The case text with a last top-level `generated:` line saying where it came from (JSON strings, which YAML

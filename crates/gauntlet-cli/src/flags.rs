@@ -2,6 +2,9 @@
 
 use anyhow::Result;
 use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use gauntlet_cases::SliceLevel;
+use gauntlet_report::stored::Format;
 use gauntlet_setup::{Models, config};
 use std::path::PathBuf;
 
@@ -134,21 +137,13 @@ pub(crate) fn report_models(models: &Models) {
     }
 }
 
-/// `--by`: the level of the taxonomy trees a safety-case run's slice tables aggregate at.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum By {
-    /// The first level of each tree: risk group, environment group, attack family.
-    #[default]
-    Group,
-    /// The leaves: risk, environment, attack method.
-    Leaf,
+/// `--by`: `group` or `leaf`, the level of the taxonomy trees a safety-case run's slice tables aggregate at.
+pub(crate) fn slice_level() -> impl TypedValueParser<Value = gauntlet_cases::SliceLevel> {
+    PossibleValuesParser::new(["group", "leaf"]).map(|s| SliceLevel::parse(&s).unwrap_or_default())
 }
 
-impl From<By> for gauntlet_cases::SliceLevel {
-    fn from(b: By) -> Self {
-        match b {
-            By::Group => gauntlet_cases::SliceLevel::Group,
-            By::Leaf => gauntlet_cases::SliceLevel::Leaf,
-        }
-    }
+/// `--format`: one of [`Format::NAMES`].
+pub(crate) fn format() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(Format::NAMES.map(|(n, _)| n))
+        .map(|s| Format::parse(&s).unwrap_or(Format::Table))
 }

@@ -26,6 +26,23 @@ pub enum Format {
     Md,
 }
 
+impl Format {
+    /// Every format, with its name on the command line.
+    pub const NAMES: [(&'static str, Format); 6] = [
+        ("table", Format::Table),
+        ("json", Format::Json),
+        ("jsonl", Format::Jsonl),
+        ("html", Format::Html),
+        ("junit", Format::Junit),
+        ("md", Format::Md),
+    ];
+
+    /// The format named `s`.
+    pub fn parse(s: &str) -> Option<Format> {
+        Self::NAMES.iter().find(|(n, _)| *n == s).map(|(_, f)| *f)
+    }
+}
+
 /// Why a stored run could not be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum StoredError {

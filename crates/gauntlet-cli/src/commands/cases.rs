@@ -167,15 +167,7 @@ pub(crate) fn cases_generate(
         &mut std::io::stdout().lock(),
         &mut std::io::stderr().lock(),
     )?;
-    let (written, failed, dups) = (tally.written, tally.failed, tally.duplicates);
-    let dir = dir.display();
-    let misfits = match tally.incompatible {
-        0 => String::new(),
-        n => format!(", {n} incompatible tuples skipped"),
-    };
-    println!(
-        "generate: {written} cases written to {dir}, {failed} failed, {dups} duplicates dropped{misfits}"
-    );
+    println!("{}", tally.sentence(dir));
     report_models(&models);
-    Ok(checked(failed == 0 && written > 0))
+    Ok(checked(tally.failed == 0 && tally.written > 0))
 }

@@ -5,37 +5,20 @@ use crate::exit::ExitStatus;
 use crate::exit::{gate_exit, parse_gates};
 use crate::flags::StoreArgs;
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
-use gauntlet_report::stored;
+use clap::Args;
+use gauntlet_report::stored::{self, Format};
 use gauntlet_store::{RunInfo, Store};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Report formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Format {
-    /// The terminal tables.
-    Table,
-    /// One JSON document (the same as the job's `--json`).
-    Json,
-    /// One JSON object per episode (or case) per line.
-    Jsonl,
-    /// One self-contained HTML file.
-    Html,
-    /// JUnit XML.
-    Junit,
-    /// A Markdown summary for a CI job summary.
-    Md,
-}
 
 /// `gauntlet report`
 #[derive(Args)]
 pub(crate) struct ReportArgs {
     /// The run id (`gauntlet runs list`), `latest`, or a unique start of an id.
     pub(crate) id: String,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
+    /// Output format: table, json (the job's `--json`), jsonl (per episode or case), html, junit or md.
+    #[arg(long, value_parser = crate::flags::format(), default_value = "table")]
     pub(crate) format: Format,
     /// Write to this file instead of standard output.
     #[arg(long, short, value_name = "FILE")]
@@ -54,8 +37,8 @@ pub(crate) struct ReportArgs {
     pub(crate) allow_partial: bool,
     /// A safety-case run's slice tables at this level of the taxonomies (`group` or `leaf`); default: the level
     /// the run was made with.
-    #[arg(long, value_enum)]
-    pub(crate) by: Option<crate::flags::By>,
+    #[arg(long, value_parser = crate::flags::slice_level())]
+    pub(crate) by: Option<gauntlet_cases::SliceLevel>,
     #[command(flatten)]
     pub(crate) store: StoreArgs,
 }
@@ -66,7 +49,6 @@ pub(crate) fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
     let info = st.run(&a.id)?;
     // A report file appears only once complete (a failed or killed write leaves the old one).
     let mut sink = gauntlet_report::file::Output::open(a.out.as_deref()).context("--out")?;
-    let by = a.by.map(Into::into);
     let code = report(
         &st,
         &info,
@@ -74,7 +56,7 @@ pub(crate) fn cmd_report(a: ReportArgs) -> Result<ExitCode> {
         &mut sink,
         a.max_detail,
         &a.fail_on,
-        by,
+        a.by,
     )?;
     sink.finish().context("--out")?;
     if let Some(p) = a.out.as_ref().filter(|p| p.as_os_str() != "-") {
@@ -90,19 +72,6 @@ pub(crate) fn exit_1(info: &RunInfo, why: Option<String>) -> Option<ExitCode> {
     Some(ExitStatus::Errored.into())
 }
 
-impl From<Format> for stored::Format {
-    fn from(f: Format) -> stored::Format {
-        match f {
-            Format::Table => stored::Format::Table,
-            Format::Json => stored::Format::Json,
-            Format::Jsonl => stored::Format::Jsonl,
-            Format::Html => stored::Format::Html,
-            Format::Junit => stored::Format::Junit,
-            Format::Md => stored::Format::Md,
-        }
-    }
-}
-
 /// Renders a stored run of any kind to `out`, then checks the `--fail-on` gates against it (exit 3 if one fails).
 pub(crate) fn report(
     st: &Store,
@@ -114,7 +83,7 @@ pub(crate) fn report(
     by: Option<gauntlet_cases::SliceLevel>,
 ) -> Result<ExitCode> {
     let gates = parse_gates(fail_on, stored::metric_names(info.kind))?;
-    let r = stored::render(st, info, format.into(), out, max_detail, &gates, by)?;
+    let r = stored::render(st, info, format, out, max_detail, &gates, by)?;
     for w in &r.warnings {
         eprintln!("warning: {w}");
     }

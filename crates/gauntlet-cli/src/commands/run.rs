@@ -88,9 +88,9 @@ pub(crate) struct RunArgs {
     pub(crate) quiet: bool,
     /// The level the slice tables (risk × environment, environment × attack, attack × risk) aggregate at: the
     /// first level of each taxonomy (`group`) or its leaves (`leaf`). `gauntlet report --by` can show the other.
-    #[arg(long, value_enum, default_value = "group")]
+    #[arg(long, value_parser = crate::flags::slice_level(), default_value = "group")]
     #[serde(skip)]
-    pub(crate) by: crate::flags::By,
+    pub(crate) by: gauntlet_cases::SliceLevel,
     #[command(flatten)]
     #[serde(skip)]
     pub(crate) store: StoreArgs,
@@ -167,7 +167,7 @@ pub(crate) fn cmd_run(mut a: RunArgs) -> Result<ExitCode> {
     let cases: Vec<PreparedCase> = chosen.into_iter().map(PreparedCase::new).collect();
     let concurrency = a.concurrency.unwrap_or(models.default_workers());
     config.concurrency = concurrency;
-    config.by = a.by.into();
+    config.by = a.by;
     let defense = models.defense(&a.defense)?;
     let defense = defense.as_ref();
     models.preflight(a.no_preflight)?;

@@ -1,9 +1,10 @@
 //! `gauntlet runs list|show|merge|delete`: the stored runs.
 
-use crate::commands::report::{Format, report};
+use crate::commands::report::report;
 use crate::flags::StoreArgs;
 use anyhow::{Result, bail};
 use clap::Subcommand;
+use gauntlet_report::stored::Format;
 use gauntlet_store::Store;
 use std::io::Write;
 use std::process::ExitCode;
