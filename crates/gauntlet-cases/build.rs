@@ -1,4 +1,4 @@
-//! Embeds the built-in suite (`suites/builtin/**/*.yaml`) and the taxonomy (`catalog/taxonomy/*.yaml`) in
+//! Embeds the built-in suite (`suites/builtin/**/*.yaml`), the generated suite (`suites/generated`) and the taxonomy (`catalog/taxonomy/*.yaml`) in
 //! the binary, so `gauntlet run` works from any directory.
 
 #[path = "../../build/embed.rs"]
@@ -7,6 +7,7 @@ mod embed;
 fn main() {
     embed::write(&[
         ("suites/builtin", "BUILTIN_SUITE"),
+        ("suites/generated", "GENERATED_SUITE"),
         ("catalog/taxonomy", "TAXONOMY_FILES"),
     ]);
 }

@@ -2,7 +2,7 @@
 
 use crate::case::{Case, load_case};
 use crate::diagnostic::Diagnostic;
-use crate::embedded::BUILTIN_SUITE;
+use crate::embedded::{BUILTIN_SUITE, GENERATED_SUITE};
 use std::path::{Path, PathBuf};
 
 /// Where a suite's files come from.
@@ -127,30 +127,46 @@ pub fn load(source: &Source) -> Loaded {
         Source::Paths(paths) => {
             let mut files = Vec::new();
             for p in paths {
-                // `builtin` is the embedded suite, `builtin:mail` its cases of one service.
-                let builtin = p
-                    .to_str()
-                    .and_then(|s| s.strip_prefix("builtin"))
-                    .filter(|rest| rest.is_empty() || rest.starts_with(':'));
-                match builtin {
-                    Some(rest) => {
-                        let service = rest.trim_start_matches(':');
+                // `builtin` is the embedded hand-written suite, `builtin:mail` its cases of one service;
+                // `generated` the embedded suite made from `suites/templates` (`generated:bank` likewise).
+                let named = p.to_str().and_then(|s| {
+                    [
+                        ("builtin", BUILTIN_SUITE, "suites/builtin/"),
+                        ("generated", GENERATED_SUITE, "suites/generated/"),
+                    ]
+                    .into_iter()
+                    .find_map(|(name, suite, dir)| {
+                        let rest = s.strip_prefix(name)?;
+                        (rest.is_empty() || rest.starts_with(':'))
+                            .then(|| (name, suite, dir, rest.trim_start_matches(':')))
+                    })
+                });
+                match named {
+                    Some((name, suite, dir, service)) => {
                         let before = texts.len();
                         texts.extend(
-                            BUILTIN_SUITE
+                            suite
                                 .iter()
                                 .filter(|(f, _)| {
                                     service.is_empty()
-                                        || f.starts_with(&format!("suites/builtin/{service}/"))
+                                        || f.strip_prefix(dir).is_some_and(|r| {
+                                            r.starts_with(&format!("{service}/"))
+                                                || r.starts_with(&format!("{service}."))
+                                        })
                                 })
-                                .map(|(f, t)| (format!("builtin:{f}"), (*t).to_string())),
+                                .map(|(f, t)| (format!("{name}:{f}"), (*t).to_string())),
                         );
                         if texts.len() == before {
+                            let what = if service.is_empty() {
+                                "no cases".to_string()
+                            } else {
+                                format!("no service `{service}`")
+                            };
                             diagnostics.push(Diagnostic::new(
                                 &p.display().to_string(),
                                 0,
                                 0,
-                                format!("the built-in suite has no service `{service}`"),
+                                format!("the {name} suite has {what}"),
                             ));
                         }
                     }
@@ -472,6 +488,62 @@ mod choice_tests {
         assert!(wildcard("a*b*c", "axxbyyc"));
         assert!(!wildcard("a*b*c", "axxbyy"));
         assert!(wildcard("*", ""));
+    }
+
+    /// `generated` names the embedded suite made from `suites/templates`: every case records the template it
+    /// came from (which exists), `generated:bank` its bank cases; both names together give both suites.
+    #[test]
+    fn generated_names_the_suite_made_from_the_templates() {
+        let generated = load(&Source::Paths(vec![PathBuf::from("generated")]));
+        assert!(
+            generated.diagnostics.is_empty(),
+            "{:?}",
+            generated.diagnostics
+        );
+        assert!(!generated.cases.is_empty());
+        let templates: Vec<String> = std::fs::read_dir(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../suites/templates"
+        ))
+        .map(|d| {
+            d.filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+        for c in &generated.cases {
+            assert!(
+                c.source.starts_with("generated:suites/generated/"),
+                "{}",
+                c.source
+            );
+            let g = c
+                .generated
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: no provenance", c.id));
+            assert!(
+                templates
+                    .iter()
+                    .any(|t| t.contains(&format!("template: {}\n", g.template))),
+                "{}: template {} is not in suites/templates",
+                c.id,
+                g.template
+            );
+        }
+        let bank = load(&Source::Paths(vec![PathBuf::from("generated:bank")]));
+        assert!(!bank.cases.is_empty() && bank.cases.iter().all(|c| c.id.starts_with("bank.")));
+        let none = load(&Source::Paths(vec![PathBuf::from("generated:fax")]));
+        assert!(none.diagnostics.iter().any(|d| {
+            d.message
+                .contains("the generated suite has no service `fax`")
+        }));
+        let both = load(&Source::Paths(vec![
+            PathBuf::from("builtin"),
+            PathBuf::from("generated"),
+        ]));
+        assert_eq!(
+            both.cases.len(),
+            generated.cases.len() + load(&Source::Builtin).cases.len()
+        );
     }
 
     #[test]

@@ -930,7 +930,7 @@ mod tests {
     fn a_composed_template_covers_its_compatible_tuples() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../examples/templates/bank.overpayment-refund.composed.yaml"
+            "/../../suites/templates/bank.overpayment-refund.composed.yaml"
         );
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
         let out = expand(path, &text).unwrap_or_else(|d| panic!("{d:?}"));
@@ -991,7 +991,7 @@ mod tests {
     fn composed_template_mistakes_are_named() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../examples/templates/bank.overpayment-refund.composed.yaml"
+            "/../../suites/templates/bank.overpayment-refund.composed.yaml"
         );
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
         let errors = |t: &str| -> String {

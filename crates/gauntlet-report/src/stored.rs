@@ -330,7 +330,12 @@ fn render_run(
                 &header,
                 "test cases carry no `file`",
                 &mut warnings,
-                |c| (!c.case.source.starts_with("builtin:")).then(|| c.case.source.clone()),
+                |c| {
+                    let embedded = ["builtin:", "generated:"]
+                        .iter()
+                        .any(|p| c.case.source.starts_with(p));
+                    (!embedded).then(|| c.case.source.clone())
+                },
             );
             let junit = crate::junit::run_junit(&info.id, &header, &mut eps, &files, u);
             out.write_all(junit.as_bytes())?

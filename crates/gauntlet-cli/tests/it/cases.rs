@@ -573,7 +573,7 @@ fn a_composed_template_writes_its_fitting_tuples_and_says_what_it_skipped() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("gen").to_string_lossy().into_owned();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/templates/bank.overpayment-refund.composed.yaml")
+        .join("../../suites/templates/bank.overpayment-refund.composed.yaml")
         .to_string_lossy()
         .into_owned();
     let o = gauntlet(&["cases", "generate", &path, "--out", &out]);
