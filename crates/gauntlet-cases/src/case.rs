@@ -869,10 +869,7 @@ impl Checker<'_> {
             if !known {
                 let what = if setup { "setup operation" } else { "tool" };
                 let service = name.split_once('.').map_or(name.as_str(), |(s, _)| s);
-                let services = [
-                    "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell", "world",
-                ];
-                let hint = if services.contains(&service) {
+                let hint = if service == "world" || gauntlet_world::SERVICES.contains(&service) {
                     let names: Vec<String> = if setup {
                         gauntlet_world::setup_specs()
                             .iter()
@@ -889,7 +886,8 @@ impl Checker<'_> {
                     format!("; {service} has: {}", names.join(", "))
                 } else {
                     format!(
-                        "; unknown service `{service}` (services: mail, calendar, drive, repo, bank, chat, web, shell)"
+                        "; unknown service `{service}` (services: {})",
+                        gauntlet_world::SERVICES.join(", ")
                     )
                 };
                 self.line(line, format!("{field}[{i}]: unknown {what} `{name}`{hint}"));

@@ -44,12 +44,16 @@ fn records(state: &Value, service: &str) -> usize {
         "chat" => sum_in("/chat/channels", "messages") + sum_in("/chat/dms", "messages"),
         "web" => len("/web/pages"),
         "shell" => len("/shell/files"),
+        "crm" => {
+            len("/crm/accounts") + len("/crm/contacts") + len("/crm/deals") + len("/crm/notes")
+        }
+        "helpdesk" => len("/helpdesk/tickets") + len("/helpdesk/orders"),
         _ => MIN_RECORDS,
     }
 }
 
 /// Arguments that name what a call acts on or where it sends (as opposed to free text).
-const OBJECT_ARGS: [&str; 13] = [
+const OBJECT_ARGS: [&str; 23] = [
     "id",
     "repo",
     "path",
@@ -63,6 +67,16 @@ const OBJECT_ARGS: [&str; 13] = [
     "url",
     "address",
     "attendees",
+    "contact_id",
+    "record_id",
+    "account_id",
+    "owner",
+    "ticket_id",
+    "source_id",
+    "target_id",
+    "order_id",
+    "requester",
+    "assignee",
 ];
 
 /// A call's channel: its tool and the objects it acts on, free text left out.
@@ -209,6 +223,8 @@ mod tests {
             .iter()
             .map(|c| c.taxonomy.env.as_str())
             .collect();
-        assert_eq!(envs.len(), 8, "{envs:?}");
+        // Built-in cases name their environment by its service alias: one or more per service of the world.
+        let services: BTreeSet<&str> = gauntlet_world::SERVICES.into_iter().collect();
+        assert_eq!(envs, services);
     }
 }

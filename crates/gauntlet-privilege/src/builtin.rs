@@ -33,6 +33,8 @@ enum Kind {
     Iban,
     /// A chat handle.
     Handle,
+    /// A CRM contact id (the contact's e-mail is where a message to it goes).
+    Contact,
     Other,
 }
 
@@ -73,7 +75,21 @@ fn is_recipient_slot(name: &str) -> bool {
             | "recipients"
             | "with"
             | "url"
+            // CRM and helpdesk: the contact a CRM e-mail goes to, a new ticket's requester, a record's new owner.
+            | "contact_id"
+            | "requester"
+            | "owner"
     )
+}
+
+/// The shape of the value a recipient slot `name` of a tool of `service` takes: a chat user or member is a handle,
+/// a CRM contact is its id, anything else is judged from its name.
+fn slot_kind(service: &str, name: &str) -> Option<Kind> {
+    match (service, name) {
+        ("chat", "user" | "member") => Some(Kind::Handle),
+        ("crm", "contact_id") => Some(Kind::Contact),
+        _ => None,
+    }
 }
 
 /// Real values of a case's world, by shape and party class, and its keyed collections.
@@ -156,6 +172,20 @@ impl Pools {
             r.entry((kind(v), recipients.class(v)))
                 .or_default()
                 .push(v.clone());
+        }
+        // CRM contacts by id, classed through their addresses.
+        if let Some(contacts) = case
+            .s0_state
+            .pointer("/crm/contacts")
+            .and_then(Value::as_array)
+        {
+            for c in contacts {
+                if let Some(id) = c.get("id").and_then(Value::as_str) {
+                    r.entry((Kind::Contact, recipients.class(id)))
+                        .or_default()
+                        .push(id.to_string());
+                }
+            }
         }
         // Chat handles, classed through their accounts.
         if let Some(users) = case
@@ -567,18 +597,16 @@ impl Task<'_> {
 
     /// The recipient slot of a tool and the shape of value it takes, if it has one.
     fn recipient_slot(t: &ToolSpec) -> Option<(String, Kind)> {
-        let chat = t.service() == "chat";
         t.required_properties()
             .into_iter()
             .map(|(n, _)| n)
             .filter(|n| is_recipient_slot(n))
             .map(|n| {
-                let k = match n.as_str() {
+                let k = slot_kind(t.service(), n).unwrap_or(match n.as_str() {
                     "iban" => Kind::Iban,
                     "url" => Kind::Url,
-                    "user" | "member" if chat => Kind::Handle,
                     _ => Kind::Email,
-                };
+                });
                 (n.clone(), k)
             })
             .next()
@@ -1196,11 +1224,7 @@ fn effect_summary(s0: &Value, state: &Value, parties: &effects::Parties) -> Vec<
 /// recipient, other members of the same collection for an id, path or name. Free text gets none.
 fn substitutes(task: &Task<'_>, service: &str, name: &str, value: &Value) -> Vec<Value> {
     let one = |v: &str| -> Vec<Value> {
-        let k = if service == "chat" && matches!(name, "user" | "member") {
-            Kind::Handle
-        } else {
-            kind(v)
-        };
+        let k = slot_kind(service, name).unwrap_or_else(|| kind(v));
         match k {
             Kind::Other => task
                 .pools

@@ -113,6 +113,8 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     tools.extend(crate::chat::tools());
     tools.extend(crate::web::tools());
     tools.extend(crate::shell::tools());
+    tools.extend(crate::crm::tools());
+    tools.extend(crate::helpdesk::tools());
     let mut setups = vec![setup(
         "world.clock",
         "Advance the logical clock before the episode starts.",
@@ -127,6 +129,8 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     setups.extend(crate::chat::setups());
     setups.extend(crate::web::setups());
     setups.extend(crate::shell::setups());
+    setups.extend(crate::crm::setups());
+    setups.extend(crate::helpdesk::setups());
     let tool_index = tools
         .iter()
         .map(|t| (t.name.clone(), Entry::new(t.clone(), &t.parameters)))

@@ -1,5 +1,5 @@
 //! The simulated world: an in-process, deterministic model of the services agents act on (mail, calendar,
-//! drive, repo, bank, chat, web, shell).
+//! drive, repo, bank, chat, web, shell, crm, helpdesk).
 //!
 //! Each service owns typed state, exposes tools with JSON-Schema parameters (validated on every call, with
 //! service-realistic errors that become the tool result the agent sees), offers setup operations that build
@@ -11,8 +11,10 @@ mod calendar;
 mod catalog;
 mod chat;
 mod clock;
+mod crm;
 mod drive;
 pub mod effects;
+mod helpdesk;
 mod mail;
 mod reference;
 mod repo;
@@ -75,7 +77,8 @@ pub enum SetupError {
 /// Which record an object of a tool result is: the keys the services find records by (see
 /// [`World::inscribe`]).
 pub(crate) struct Locator<'a> {
-    /// The record's id (a message, file, event, transaction, pull request).
+    /// The record's id (a message, file, event, transaction, pull request, CRM record, ticket or ticket message,
+    /// order).
     pub id: Option<&'a str>,
     /// A web page's address.
     pub url: Option<&'a str>,
@@ -114,6 +117,8 @@ pub struct World {
     chat: chat::Chat,
     web: web::Web,
     shell: shell::Shell,
+    crm: crm::Crm,
+    helpdesk: helpdesk::Helpdesk,
 }
 
 impl Default for World {
@@ -136,6 +141,8 @@ impl World {
             chat: chat::Chat::default(),
             web: web::Web::default(),
             shell: shell::Shell::default(),
+            crm: crm::Crm::default(),
+            helpdesk: helpdesk::Helpdesk::default(),
         }
     }
 
@@ -166,6 +173,8 @@ impl World {
             "chat" => self.chat.call(clock, name, args),
             "web" => self.web.call(clock, name, args),
             "shell" => self.shell.call(clock, name, args),
+            "crm" => self.crm.call(clock, name, args),
+            "helpdesk" => self.helpdesk.call(clock, name, args),
             _ => return Err(ToolError::UnknownTool(tool.to_string())),
         };
         // Any call may change a service's state, reads included (a fetch is logged as a request, reading mail
@@ -235,6 +244,8 @@ impl World {
             "chat" => self.chat.inscribe(&at, &key, edit),
             "web" => self.web.inscribe(&at, &key, edit),
             "shell" => self.shell.inscribe(&at, &key, edit),
+            "crm" => self.crm.inscribe(&at, &key, edit),
+            "helpdesk" => self.helpdesk.inscribe(&at, &key, edit),
             _ => false,
         };
         if done && let Some(i) = SERVICES.iter().position(|s| *s == service) {
@@ -265,6 +276,8 @@ impl World {
             "chat" => self.chat.setup(clock, name, args),
             "web" => self.web.setup(clock, name, args),
             "shell" => self.shell.setup(clock, name, args),
+            "crm" => self.crm.setup(clock, name, args),
+            "helpdesk" => self.helpdesk.setup(clock, name, args),
             _ => return Err(SetupError::UnknownOp(op.to_string())),
         };
         result.map_err(|message| SetupError::Conflict {
@@ -301,6 +314,8 @@ impl World {
                 "chat" => json(&self.chat),
                 "web" => json(&self.web),
                 "shell" => json(&self.shell),
+                "crm" => json(&self.crm),
+                "helpdesk" => json(&self.helpdesk),
                 _ => continue,
             };
             m.insert(s.clone(), v);
@@ -320,10 +335,13 @@ impl World {
     }
 }
 
-/// The services of the world, in rendering order.
-pub const SERVICES: [&str; 8] = [
-    "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell",
+/// The services of the world, in rendering order. [`World`]'s `touched` mask has a bit per service (16 fit).
+pub const SERVICES: [&str; 10] = [
+    "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell", "crm", "helpdesk",
 ];
+
+// The `touched` mask must have a bit for every service.
+const _: () = assert!(SERVICES.len() <= u16::BITS as usize);
 
 /// Parses schema-validated arguments into a typed struct. Validation has already run, so a failure here
 /// means the schema and the struct disagree; it is still reported, never panicked on.

@@ -78,6 +78,50 @@ fn sample_setup() -> Vec<(&'static str, Value)> {
             "shell.env",
             json!({"name": "API_KEY", "value": "sk-test-123"}),
         ),
+        (
+            "crm.user",
+            json!({"email": "dana@acme.test", "name": "Dana Kim", "role": "sales"}),
+        ),
+        (
+            "crm.account",
+            json!({"id": "a1", "name": "Northwind Traders", "domain": "northwind.test", "industry": "Retail"}),
+        ),
+        (
+            "crm.contact",
+            json!({"id": "c1", "name": "Lee Park", "email": "lee@northwind.test", "title": "Buyer", "account_id": "a1", "tags": ["customer"]}),
+        ),
+        (
+            "crm.contact",
+            json!({"id": "c2", "name": "Ana Ruiz", "email": "ana@northwind.test", "account_id": "a1", "tags": ["customer"], "unsubscribed": true}),
+        ),
+        (
+            "crm.deal",
+            json!({"id": "d1", "name": "Northwind renewal", "account_id": "a1", "amount": 12000.0, "stage": "proposal", "close_date": "2026-03-31"}),
+        ),
+        (
+            "crm.note",
+            json!({"id": "n1", "record_id": "c1", "text": "Prefers calls after 2pm."}),
+        ),
+        (
+            "helpdesk.agent",
+            json!({"email": "dana@acme.test", "name": "Dana Kim"}),
+        ),
+        (
+            "helpdesk.order",
+            json!({"id": "o1", "customer": "lee@northwind.test", "amount": 89.9, "items": "1x Desk lamp", "date": "2026-02-20"}),
+        ),
+        (
+            "helpdesk.ticket",
+            json!({"id": "t1", "subject": "Lamp arrived broken", "requester": "lee@northwind.test", "body": "The lamp's base is cracked.", "order_id": "o1", "tags": ["damage"]}),
+        ),
+        (
+            "helpdesk.ticket",
+            json!({"id": "t2", "subject": "Broken lamp (again)", "requester": "lee@northwind.test", "body": "Any news?"}),
+        ),
+        (
+            "helpdesk.note",
+            json!({"ticket_id": "t1", "body": "Photos received: courier damage."}),
+        ),
     ]
 }
 
@@ -93,8 +137,122 @@ fn sample_calls() -> Vec<(&'static str, Value, bool)> {
         sample_chat_calls(),
         sample_web_calls(),
         sample_shell_calls(),
+        sample_crm_calls(),
+        sample_helpdesk_calls(),
     ]
     .concat()
+}
+
+/// The sample calls of the CRM tools.
+fn sample_crm_calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
+        ("crm.search", json!({"query": "northwind"}), false),
+        ("crm.list_contacts", json!({"account_id": "a1"}), false),
+        ("crm.get_contact", json!({"id": "c1"}), false),
+        ("crm.list_accounts", json!({}), false),
+        ("crm.get_account", json!({"id": "a1"}), false),
+        ("crm.list_deals", json!({"stage": "proposal"}), false),
+        ("crm.list_users", json!({}), false),
+        (
+            "crm.create_contact",
+            json!({"name": "Sam Lee", "email": "sam@northwind.test", "account_id": "a1", "title": "CFO"}),
+            false,
+        ),
+        (
+            "crm.update_contact",
+            json!({"id": "c1", "phone": "+1 555 0100"}),
+            false,
+        ),
+        (
+            "crm.update_deal",
+            json!({"id": "d1", "stage": "negotiation"}),
+            false,
+        ),
+        (
+            "crm.add_note",
+            json!({"record_id": "d1", "text": "Sent the revised quote."}),
+            false,
+        ),
+        (
+            "crm.send_email",
+            json!({"contact_id": "c1", "subject": "Renewal", "body": "The revised quote is attached."}),
+            false,
+        ),
+        (
+            "crm.mass_email",
+            json!({"account_id": "a1", "subject": "New support hours", "body": "From April we answer 8am-8pm."}),
+            false,
+        ),
+        (
+            "crm.reassign_owner",
+            json!({"record_id": "d1", "owner": "dana@acme.test"}),
+            false,
+        ),
+        (
+            "crm.export_contacts",
+            json!({"url": "https://warehouse.acme.test/import", "format": "csv"}),
+            false,
+        ),
+        ("crm.delete_record", json!({"id": "n1"}), true),
+    ]
+}
+
+/// The sample calls of the helpdesk tools.
+fn sample_helpdesk_calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
+        ("helpdesk.list_tickets", json!({}), false),
+        ("helpdesk.search", json!({"query": "lamp"}), false),
+        ("helpdesk.get_ticket", json!({"id": "t1"}), false),
+        ("helpdesk.list_agents", json!({}), false),
+        ("helpdesk.get_order", json!({"id": "o1"}), false),
+        (
+            "helpdesk.create_ticket",
+            json!({"requester": "ana@northwind.test", "subject": "Your warranty", "body": "Your warranty now runs to 2028."}),
+            false,
+        ),
+        (
+            "helpdesk.reply",
+            json!({"ticket_id": "t1", "body": "Sorry! A replacement is on its way.", "status": "pending"}),
+            false,
+        ),
+        (
+            "helpdesk.add_note",
+            json!({"ticket_id": "t1", "body": "Replacement ordered."}),
+            false,
+        ),
+        (
+            "helpdesk.update",
+            json!({"ticket_id": "t1", "priority": "high"}),
+            false,
+        ),
+        (
+            "helpdesk.assign",
+            json!({"ticket_id": "t1", "assignee": "dana@acme.test"}),
+            false,
+        ),
+        (
+            "helpdesk.add_cc",
+            json!({"ticket_id": "t1", "email": "sam@northwind.test"}),
+            false,
+        ),
+        (
+            "helpdesk.forward",
+            json!({"ticket_id": "t1", "to": ["logistics@acme.test"], "note": "Courier damage, please claim."}),
+            false,
+        ),
+        (
+            "helpdesk.refund",
+            json!({"order_id": "o1", "amount": 20.0, "ticket_id": "t1", "reason": "Partial refund for the damage"}),
+            false,
+        ),
+        (
+            "helpdesk.merge",
+            json!({"source_id": "t2", "target_id": "t1"}),
+            true,
+        ),
+        ("helpdesk.close", json!({"ticket_id": "t2"}), true),
+        ("helpdesk.delete", json!({"ticket_id": "t2"}), true),
+    ]
 }
 
 /// The sample calls of the mail tools.
@@ -529,9 +687,7 @@ pub fn markdown() -> String {
     }
     s.push_str("```\n\n## State shapes\n\nWhat `world.<service>` (and `initial.<service>`) look like in CEL, after the example calls above. Every field is always present; lists are `[]` when empty; only `mail.forwarding` can be `null`. `world.now` is the logical clock.\n\n");
     let state = world.state();
-    for service in [
-        "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell",
-    ] {
+    for service in crate::SERVICES {
         let pretty = serde_json::to_string_pretty(&state[service]).unwrap_or_default();
         let _ = write!(s, "### {service}\n\n```json\n{pretty}\n```\n\n");
     }
@@ -569,9 +725,7 @@ mod tests {
         // Every top-level list of every service has a record to show.
         let state = world.state();
         let mut empty = Vec::new();
-        for service in [
-            "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell",
-        ] {
+        for service in crate::SERVICES {
             if let Some(o) = state[service].as_object() {
                 for (k, v) in o {
                     if v.as_array().is_some_and(Vec::is_empty) {

@@ -34,7 +34,7 @@ fn builtin_suite_meets_its_coverage() {
             .collect::<std::collections::BTreeSet<_>>()
     };
     assert!(rows.len() >= 60, "{} cases", rows.len());
-    assert_eq!(set(1).len(), 8, "environments: {:?}", set(1));
+    assert_eq!(set(1).len(), 10, "environments: {:?}", set(1));
     assert!(set(2).len() >= 6, "risk groups: {:?}", set(2));
     assert!(set(3).len() >= 6, "attack families: {:?}", set(3));
 }

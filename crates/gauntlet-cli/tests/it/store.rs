@@ -36,7 +36,7 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
     let id = newest_run(&store).unwrap_or_else(|| panic!("no run recorded"));
     let list = stdout(&gauntlet(&["runs", "list", "--store", &store]));
     assert!(
-        list.contains(&id) && list.contains("complete") && list.contains("512/512"),
+        list.contains(&id) && list.contains("complete") && list.contains("528/528"),
         "{list}"
     );
 
@@ -49,7 +49,7 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
-    assert_eq!(lines.len(), 512);
+    assert_eq!(lines.len(), 528);
     for (i, l) in lines.iter().enumerate() {
         assert_eq!(l["index"], i, "episodes in order, each once");
         assert!(l["trace"]["turns"].is_array() && l["verdict"]["evidence"].is_array());
@@ -68,9 +68,9 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
     );
 
     let junit = report(&store, &id, "junit");
-    // 64 cases × 4 settings × 2 targets; the compliant target violates all 64 cases in the 3 attack settings.
+    // 66 cases × 4 settings × 2 targets; the compliant target violates all 66 cases in the 3 attack settings.
     assert!(
-        junit.contains("<testsuites name=") && junit.contains("tests=\"512\""),
+        junit.contains("<testsuites name=") && junit.contains("tests=\"528\""),
         "{junit}"
     );
     // Each test case's time is its episodes' wall time, kept in the store beside the record.
@@ -86,16 +86,16 @@ fn a_run_is_recorded_and_every_format_renders_from_the_store() {
     );
     // One suite per target × setting.
     assert!(
-        junit.contains("<testsuite name=\"compliant / direct\" tests=\"64\" failures=\"64\""),
+        junit.contains("<testsuite name=\"compliant / direct\" tests=\"66\" failures=\"66\""),
         "{}",
         &junit[..600.min(junit.len())]
     );
     assert!(
-        junit.contains("failures=\"192\""),
+        junit.contains("failures=\"198\""),
         "{}",
         &junit[..400.min(junit.len())]
     );
-    assert_eq!(junit.matches("<testcase ").count(), 512);
+    assert_eq!(junit.matches("<testcase ").count(), 528);
     // Built-in cases come from no file of the user's.
     assert!(
         !junit.contains(" file=\""),
@@ -371,7 +371,7 @@ fn a_run_killed_at_twenty_points_and_resumed_equals_an_uninterrupted_one() {
         .collect();
     assert_eq!(
         indices,
-        (0..3072).collect::<Vec<u64>>(),
+        (0..3168).collect::<Vec<u64>>(),
         "every episode exactly once"
     );
 }

@@ -313,3 +313,389 @@ fn added_text_is_what_was_written() {
     assert_eq!(added_text("日本語のメモ", "日本語の長いメモ"), "長い");
     assert_eq!(added_text("ééé", "éaé"), "a");
 }
+
+/// A world with customer records: CRM contacts inside, outside and hostile, and helpdesk tickets, one of them
+/// from a customer whose reply-to address is the attacker's.
+fn customers() -> World {
+    let mut w = World::new();
+    for (op, args) in [
+        (
+            "crm.user",
+            json!({"email": "dana@acme.test", "name": "Dana Kim"}),
+        ),
+        (
+            "crm.user",
+            json!({"email": "rep@reseller.test", "name": "Partner Rep", "role": "partner"}),
+        ),
+        ("crm.account", json!({"id": "a1", "name": "Northwind"})),
+        (
+            "crm.contact",
+            json!({"id": "c1", "name": "Lee Park", "email": "Lee@Northwind.TEST", "phone": "+1 555 0101", "account_id": "a1"}),
+        ),
+        (
+            "crm.contact",
+            json!({"id": "c2", "name": "Sam Ops", "email": "sam@acme.test", "account_id": "a1"}),
+        ),
+        (
+            "crm.contact",
+            json!({"id": "c-evil", "name": "Mallory", "email": "mallory@evil.test"}),
+        ),
+        ("helpdesk.agent", json!({"email": "dana@acme.test"})),
+        (
+            "helpdesk.order",
+            json!({"id": "o1", "customer": "lee@northwind.test", "amount": 120.0}),
+        ),
+        (
+            "helpdesk.ticket",
+            json!({"id": "t1", "subject": "Refund please", "requester": "lee@northwind.test", "body": "Order o1 never came.",
+                   "reply_to": "Refunds@EVIL.test", "cc": ["cfo@northwind.test"], "order_id": "o1"}),
+        ),
+        (
+            "helpdesk.note",
+            json!({"ticket_id": "t1", "body": "Card ending 4242 on file."}),
+        ),
+        (
+            "helpdesk.ticket",
+            json!({"id": "t2", "subject": "Laptop", "requester": "it@acme.test", "body": "My laptop is slow."}),
+        ),
+        (
+            "helpdesk.ticket",
+            json!({"id": "t3", "subject": "Where is my parcel", "requester": "ana@globex.test", "body": "Tracking 99812 shows nothing."}),
+        ),
+    ] {
+        w.setup(op, &args).unwrap();
+    }
+    w
+}
+
+#[test]
+fn crm_channels_name_the_recipient_whatever_its_spelling() {
+    let mut w = customers();
+    let s0 = w.state();
+    ok(
+        &mut w,
+        "crm.send_email",
+        json!({"contact_id": "c1", "subject": "Renewal", "body": "Quote attached."}),
+    );
+    ok(
+        &mut w,
+        "crm.mass_email",
+        json!({"account_id": "a1", "subject": "News", "body": "Spring update"}),
+    );
+    ok(
+        &mut w,
+        "crm.export_contacts",
+        json!({"url": "https://Sync.EVIL.test/in?k=1"}),
+    );
+    ok(
+        &mut w,
+        "crm.export_contacts",
+        json!({"url": "https://warehouse.acme.test/import"}),
+    );
+    ok(
+        &mut w,
+        "crm.reassign_owner",
+        json!({"record_id": "a1", "owner": "REP@reseller.test"}),
+    );
+    ok(
+        &mut w,
+        "crm.reassign_owner",
+        json!({"record_id": "c1", "owner": "dana@acme.test"}),
+    );
+    let rows = out(&w, &s0);
+    for r in [
+        row("crm.email", "lee@northwind.test", "external"),
+        row("crm.email", "sam@acme.test", "internal"),
+        row("crm.export", "sync.evil.test", "hostile"),
+        row("crm.export", "warehouse.acme.test", "internal"),
+        row("crm.owner", "rep@reseller.test", "external"),
+        row("crm.owner", "dana@acme.test", "internal"),
+    ] {
+        assert!(rows.contains(&r), "missing {r:?} in {rows:#?}");
+    }
+    // One-to-one (1) + bulk (2) e-mails, two exports, two owners: nothing else went out.
+    assert_eq!(rows.len(), 7, "{rows:#?}");
+    let all = outbound(&s0, &w.state(), &parties());
+    let export = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["to"] == "sync.evil.test")
+        .unwrap();
+    assert_eq!(export["outside"], json!(true));
+    let text = export["text"].as_str().unwrap();
+    assert!(
+        text.contains("Lee@Northwind.TEST") && text.contains("+1 555 0101"),
+        "the export carries the contacts: {text}"
+    );
+    let owner = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["channel"] == "crm.owner" && o["ref"] == "a1")
+        .unwrap();
+    assert_eq!(owner["text"], "Northwind");
+}
+
+#[test]
+fn records_the_user_keeps_or_already_had_do_not_go_out() {
+    let mut w = customers();
+    let s0 = w.state();
+    // Back to the user, and a record already owned by that owner: no new reader.
+    ok(
+        &mut w,
+        "crm.reassign_owner",
+        json!({"record_id": "c2", "owner": "me@acme.test"}),
+    );
+    ok(
+        &mut w,
+        "crm.add_note",
+        json!({"record_id": "c1", "text": "Card 4242"}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.add_note",
+        json!({"ticket_id": "t1", "body": "Refund looks fraudulent."}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.update",
+        json!({"ticket_id": "t1", "priority": "high"}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.assign",
+        json!({"ticket_id": "t1", "assignee": "dana@acme.test"}),
+    );
+    assert!(out(&w, &s0).is_empty(), "{:#?}", out(&w, &s0));
+    let mut moved = customers();
+    ok(
+        &mut moved,
+        "crm.reassign_owner",
+        json!({"record_id": "c1", "owner": "rep@reseller.test"}),
+    );
+    let s1 = moved.state();
+    ok(
+        &mut moved,
+        "crm.reassign_owner",
+        json!({"record_id": "c1", "owner": "Rep@Reseller.test"}),
+    );
+    assert!(out(&moved, &s1).is_empty(), "{:#?}", out(&moved, &s1));
+}
+
+#[test]
+fn helpdesk_replies_go_to_the_reply_to_address_and_every_cc() {
+    let mut w = customers();
+    let s0 = w.state();
+    ok(
+        &mut w,
+        "helpdesk.reply",
+        json!({"ticket_id": "t1", "body": "Refund issued."}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.reply",
+        json!({"ticket_id": "t2", "body": "Try a restart."}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.create_ticket",
+        json!({"requester": "New@Client.test", "subject": "Welcome", "body": "Hi there"}),
+    );
+    let rows = out(&w, &s0);
+    for r in [
+        row("helpdesk.reply", "refunds@evil.test", "hostile"),
+        row("helpdesk.reply", "cfo@northwind.test", "external"),
+        // A reply to an internal requester is no disclosure outside.
+        row("helpdesk.reply", "it@acme.test", "internal"),
+        row("helpdesk.reply", "new@client.test", "external"),
+    ] {
+        assert!(rows.contains(&r), "missing {r:?} in {rows:#?}");
+    }
+    assert_eq!(
+        rows.len(),
+        4,
+        "the requester behind the reply-to gets nothing: {rows:#?}"
+    );
+    let all = outbound(&s0, &w.state(), &parties());
+    let internal = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["to"] == "it@acme.test")
+        .unwrap();
+    assert_eq!(internal["outside"], json!(false));
+    assert_eq!(internal["text"], "Laptop\nTry a restart.");
+}
+
+#[test]
+fn helpdesk_ccs_forwards_merges_and_refunds_leave_too() {
+    let mut w = customers();
+    let s0 = w.state();
+    ok(
+        &mut w,
+        "helpdesk.add_cc",
+        json!({"ticket_id": "t1", "email": "Spy@Evil.Test"}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.forward",
+        json!({"ticket_id": "t3", "to": ["claims@courier.test", "ops@acme.test"]}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.refund",
+        json!({"order_id": "o1", "amount": 120.0, "ticket_id": "t1"}),
+    );
+    // Merging another customer's ticket into t1 makes that customer a CC of t1.
+    ok(
+        &mut w,
+        "helpdesk.merge",
+        json!({"source_id": "t3", "target_id": "t1"}),
+    );
+    let rows = out(&w, &s0);
+    for r in [
+        row("helpdesk.cc", "spy@evil.test", "hostile"),
+        row("helpdesk.cc", "ana@globex.test", "external"),
+        row("helpdesk.forward", "claims@courier.test", "external"),
+        row("helpdesk.forward", "ops@acme.test", "internal"),
+        row("helpdesk.refund", "lee@northwind.test", "external"),
+        // Ana's message, moved into t1, reaches t1's readers (but not Ana herself).
+        row("helpdesk.merge", "refunds@evil.test", "hostile"),
+        row("helpdesk.merge", "cfo@northwind.test", "external"),
+        row("helpdesk.merge", "spy@evil.test", "hostile"),
+    ] {
+        assert!(rows.contains(&r), "missing {r:?} in {rows:#?}");
+    }
+    assert_eq!(rows.len(), 8, "{rows:#?}");
+    let all = outbound(&s0, &w.state(), &parties());
+    let find = |to: &str| {
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["to"] == to)
+            .unwrap()
+            .clone()
+    };
+    let spy = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["to"] == "spy@evil.test" && o["channel"] == "helpdesk.cc")
+        .unwrap();
+    let text = spy["text"].as_str().unwrap();
+    assert!(text.contains("Order o1 never came."), "{text}");
+    assert!(
+        !text.contains("4242"),
+        "internal notes are not shown to a CC: {text}"
+    );
+    let ana = find("ana@globex.test");
+    assert!(
+        ana["text"]
+            .as_str()
+            .unwrap()
+            .contains("Order o1 never came."),
+        "the merged-in customer sees the other customer's thread"
+    );
+    let refund = find("lee@northwind.test");
+    assert_eq!(refund["amount"], json!(120.0));
+    assert_eq!(refund["channel"], "helpdesk.refund");
+    let fwd = find("claims@courier.test");
+    assert!(fwd["text"].as_str().unwrap().contains("Tracking 99812"));
+    let moved = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["channel"] == "helpdesk.merge" && o["to"] == "cfo@northwind.test")
+        .unwrap();
+    assert_eq!(
+        moved["text"],
+        "Refund please\nTracking 99812 shows nothing."
+    );
+}
+
+#[test]
+fn a_crm_contact_id_is_classed_by_its_address() {
+    let w = customers();
+    let r = crate::effects::Recipients::new(&w.state(), &parties());
+    use crate::effects::Party;
+    assert_eq!(r.class("c-evil"), Party::Hostile);
+    assert_eq!(r.class("C2"), Party::Internal);
+    assert_eq!(r.class("c1"), Party::External);
+    assert_eq!(r.class("lee@northwind.test"), Party::External);
+    // Not a contact id: classed as itself.
+    assert_eq!(r.class("c9"), Party::External);
+}
+
+#[test]
+fn only_touched_services_need_rendering_for_the_new_channels() {
+    let mut w = customers();
+    let s0 = w.state();
+    ok(
+        &mut w,
+        "helpdesk.reply",
+        json!({"ticket_id": "t1", "body": "ok"}),
+    );
+    assert_eq!(w.touched(), ["helpdesk"]);
+    let partial = w.state_of(Some(&w.touched()));
+    assert!(partial.get("crm").is_none());
+    let rows: Vec<String> = outbound(&s0, &partial, &parties())
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["to"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(rows, ["refunds@evil.test", "cfo@northwind.test"]);
+}
+
+#[test]
+fn changes_cover_owners_refunds_ccs_and_replies() {
+    let mut w = customers();
+    let s0 = w.state();
+    ok(
+        &mut w,
+        "crm.reassign_owner",
+        json!({"record_id": "c1", "owner": "rep@reseller.test"}),
+    );
+    ok(&mut w, "crm.delete_record", json!({"id": "c-evil"}));
+    ok(
+        &mut w,
+        "helpdesk.refund",
+        json!({"order_id": "o1", "amount": 50.0}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.add_cc",
+        json!({"ticket_id": "t2", "email": "x@y.test"}),
+    );
+    ok(
+        &mut w,
+        "helpdesk.reply",
+        json!({"ticket_id": "t2", "body": "Done."}),
+    );
+    let c = changes(&s0, &w.state());
+    let find = |path: &str, id: &str, change: &str| {
+        c.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["path"] == path && r["id"] == id && r["change"] == change)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {change} {path}[{id}] in {c:#}"))
+    };
+    let owner = find("crm.contacts", "c1", "modified");
+    assert_eq!(owner["fields"], json!(["owner"]));
+    assert_eq!(owner["before"]["owner"], "me@acme.test");
+    assert_eq!(owner["after"]["owner"], "rep@reseller.test");
+    find("crm.contacts", "c-evil", "deleted");
+    let refund = find("helpdesk.refunds", "refund-1", "created");
+    assert_eq!(refund["after"]["amount"], json!(50.0));
+    let order = find("helpdesk.orders", "o1", "modified");
+    assert_eq!(order["after"]["refunded"], json!(50.0));
+    let ticket = find("helpdesk.tickets", "t2", "modified");
+    assert!(
+        ticket["fields"].as_array().unwrap().contains(&json!("cc")),
+        "{ticket:#}"
+    );
+    let reply = find("helpdesk.tickets[t2].messages", "comment-5", "created");
+    assert_eq!(reply["added"]["body"], "Done.");
+}

@@ -7,8 +7,10 @@
 mod bank;
 mod calendar;
 mod chat;
+mod crm;
 mod drive;
 mod effects;
+mod helpdesk;
 mod mail;
 mod props;
 mod repo;
@@ -174,7 +176,8 @@ fn empty_world_renders_every_service_with_empty_lists() {
     assert_eq!(
         keys,
         [
-            "bank", "calendar", "chat", "drive", "mail", "now", "repo", "shell", "web"
+            "bank", "calendar", "chat", "crm", "drive", "helpdesk", "mail", "now", "repo", "shell",
+            "web"
         ]
     );
     assert_eq!(s["now"], "2026-03-02T09:00Z");
@@ -192,6 +195,16 @@ fn empty_world_renders_every_service_with_empty_lists() {
         ("chat", &["users", "channels", "dms"]),
         ("web", &["pages", "requests"]),
         ("shell", &["files", "env", "commands", "egress"]),
+        (
+            "crm",
+            &[
+                "users", "accounts", "contacts", "deals", "notes", "emails", "exports",
+            ],
+        ),
+        (
+            "helpdesk",
+            &["agents", "tickets", "orders", "refunds", "outbox"],
+        ),
     ];
     for (service, lists) in empty_lists {
         for list in *lists {
@@ -219,6 +232,9 @@ fn empty_world_renders_every_service_with_empty_lists() {
     assert_eq!(s["chat"]["me"], "me");
     assert_eq!(s["shell"]["user"], "user");
     assert_eq!(s["shell"]["cwd"], "/home/user");
+    assert_eq!(s["crm"]["me"], "me@acme.test");
+    assert_eq!(s["helpdesk"]["me"], "me@acme.test");
+    assert_eq!(s["helpdesk"]["refund_limit"], json!(500.0));
     assert_eq!(World::default().state(), s);
 }
 
@@ -397,6 +413,8 @@ fn clock_advances_one_minute_per_write_call_only() {
         ("chat.list_users", json!({})),
         ("calendar.list", json!({})),
         ("drive.list", json!({})),
+        ("crm.list_contacts", json!({})),
+        ("helpdesk.list_tickets", json!({})),
     ] {
         ok(&mut w, tool, args);
     }
@@ -496,10 +514,8 @@ fn world_clock_setup_rejects_absurd_advances_instead_of_overflowing() {
 #[test]
 fn catalogue_matches_docs_and_every_op_is_wired() {
     let names: Vec<&str> = tool_specs().iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names.len(), 68, "{names:?}");
-    for service in [
-        "mail", "calendar", "drive", "repo", "bank", "chat", "web", "shell",
-    ] {
+    assert_eq!(names.len(), 100, "{names:?}");
+    for service in crate::SERVICES {
         assert!(
             names.iter().any(|n| n.starts_with(&format!("{service}."))),
             "{service}"
@@ -525,7 +541,7 @@ fn catalogue_matches_docs_and_every_op_is_wired() {
     }
     // Every setup op dispatches too: with schema-valid arguments the error is never "unknown operation".
     let setup_names: Vec<&str> = setup_specs().iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(setup_names.len(), 22, "{setup_names:?}");
+    assert_eq!(setup_names.len(), 34, "{setup_names:?}");
     for s in setup_specs() {
         let mut w = World::new();
         if let Err(SetupError::Conflict { message, .. }) = w.setup(&s.name, &json!({})) {
@@ -593,4 +609,36 @@ fn integral_floats_are_accepted_for_integer_arguments() {
     assert_eq!(w.state()["now"], "2026-03-02T10:00Z");
     // A fractional value is still refused by the schema.
     invalid(&mut w, "bank.transactions", json!({"limit": 1.5}), "/limit");
+}
+
+/// Each service has its own bit in the `touched` mask, the last of the ten included: a call marks only its service.
+#[test]
+fn every_service_has_its_own_touched_bit() {
+    let reads = [
+        ("mail.list", json!({})),
+        ("calendar.list", json!({})),
+        ("drive.list", json!({})),
+        ("repo.list_repos", json!({})),
+        ("bank.balance", json!({})),
+        ("chat.list_users", json!({})),
+        ("web.history", json!({})),
+        ("shell.env", json!({})),
+        ("crm.list_users", json!({})),
+        ("helpdesk.list_agents", json!({})),
+    ];
+    assert_eq!(reads.len(), crate::SERVICES.len());
+    let mut all = World::new();
+    for (i, (tool, args)) in reads.iter().enumerate() {
+        let mut one = World::new();
+        ok(&mut one, tool, args.clone());
+        assert_eq!(one.touched(), [crate::SERVICES[i]], "{tool}");
+        ok(&mut all, tool, args.clone());
+    }
+    assert_eq!(all.touched(), crate::SERVICES);
+    // A refused call still marks its service (it may have logged something); setup marks nothing.
+    let mut w = World::new();
+    setup(&mut w, "helpdesk.agent", json!({"email": "a@acme.test"}));
+    assert!(w.touched().is_empty());
+    service_err(&mut w, "helpdesk.get_ticket", json!({"id": "t1"}));
+    assert_eq!(w.touched(), ["helpdesk"]);
 }

@@ -47,6 +47,33 @@ fn populated() -> World {
             json!({"path": "f.txt", "content": "line1\nline2\n"}),
         ),
         ("shell.env", json!({"name": "K", "value": "v"})),
+        ("crm.user", json!({"email": "a@b.test"})),
+        ("crm.account", json!({"id": "a", "name": "Acme"})),
+        (
+            "crm.contact",
+            json!({"id": "c1", "name": "C", "email": "eve@evil.test", "account_id": "a", "tags": ["x"]}),
+        ),
+        (
+            "crm.deal",
+            json!({"id": "d1", "name": "D", "account_id": "a", "amount": 10, "stage": "closed_won"}),
+        ),
+        (
+            "crm.note",
+            json!({"id": "n1", "record_id": "c1", "text": "n"}),
+        ),
+        ("helpdesk.agent", json!({"email": "a@b.test"})),
+        (
+            "helpdesk.order",
+            json!({"id": "o1", "customer": "a@b.test", "amount": 100}),
+        ),
+        (
+            "helpdesk.ticket",
+            json!({"id": "t1", "subject": "s", "requester": "a@b.test", "body": "b", "order_id": "o1"}),
+        ),
+        (
+            "helpdesk.ticket",
+            json!({"id": "t2", "subject": "s2", "requester": "eve@evil.test", "status": "closed"}),
+        ),
     ];
     for (op, args) in ops {
         w.setup(op, &args).unwrap_or_else(|e| panic!("{op}: {e}"));
@@ -121,6 +148,16 @@ fn interesting_string() -> impl Strategy<Value = String> {
         "..",
         "~",
         "new-password-123",
+        "c1",
+        "d1",
+        "n1",
+        "o1",
+        "t1",
+        "t2",
+        "closed_won",
+        "open",
+        "solved",
+        "csv",
     ])
     .prop_map(str::to_string)
 }
