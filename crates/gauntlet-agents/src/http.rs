@@ -124,10 +124,10 @@ impl Agent for HttpAgent {
             let status = resp.status();
             // Only a redirect to another origin comes back as one: the app's headers stay with its own origin.
             if status.is_redirection() {
-                let to = resp.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("an address it did not give");
+                let to = gauntlet_llm::redirect_origin(resp.headers());
                 return Err(format!("HTTP {}: redirected to {to}, another origin: not followed, so that the configured headers stay with the app", status.as_u16()));
             }
-            let text = resp.text().await.map_err(|e| format!("reading the reply failed: {}", gauntlet_llm::error::describe_transport(&e)))?;
+            let text = gauntlet_llm::read_capped(resp).await?;
             if !status.is_success() {
                 // The app's error may echo the headers it was sent: their values never reach the record.
                 let text = gauntlet_llm::error::redact(&text, self.headers.iter().map(|(_, v)| v.as_str()));

@@ -534,7 +534,8 @@ impl External {
             None => Axes::NONE,
         };
         let name = match hello.get("name").and_then(Value::as_str) {
-            Some(n) => format!("external:{n}"),
+            // Printed in run headers and reports: its control characters are escaped, as everything a defense says is.
+            Some(n) => format!("external:{}", shown(n)),
             None => name.clone(),
         };
         let results = hello.get("history").and_then(Value::as_str) == Some("full");

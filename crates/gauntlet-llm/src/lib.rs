@@ -49,6 +49,50 @@ pub fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
+/// Bytes of an HTTP reply body read at most (model providers, HTTP apps): a longer one is an error of that request,
+/// never an allocation of the size the peer chose.
+#[cfg(feature = "http")]
+pub const MAX_REPLY: usize = 16 << 20;
+
+/// Reads `resp`'s body as text, at most [`MAX_REPLY`] bytes (a longer or announced-longer body is an error).
+#[cfg(feature = "http")]
+pub async fn read_capped(mut resp: reqwest::Response) -> Result<String, String> {
+    if let Some(n) = resp.content_length().filter(|n| *n > MAX_REPLY as u64) {
+        return Err(format!(
+            "the reply announced {n} bytes; replies are read up to {MAX_REPLY}"
+        ));
+    }
+    let mut buf = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| {
+        format!(
+            "reading the reply failed: {}",
+            error::describe_transport(&e)
+        )
+    })? {
+        if buf.len() + chunk.len() > MAX_REPLY {
+            return Err(format!(
+                "the reply is longer than {MAX_REPLY} bytes, the most read"
+            ));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Where a redirect pointed, as its origin (scheme, host, port) only: its path and query may carry what the request
+/// sent (a key echoed into a URL), and errors are stored and printed.
+#[cfg(feature = "http")]
+pub fn redirect_origin(headers: &reqwest::header::HeaderMap) -> String {
+    headers
+        .get(reqwest::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| reqwest::Url::parse(v).ok())
+        .map_or_else(
+            || "an address it did not give as an absolute URL".to_string(),
+            |u| u.origin().ascii_serialization(),
+        )
+}
+
 /// Installs the `ring` crypto provider for rustls (once per process). Building an HTTPS client without a
 /// provider panics, so every client in this crate calls this first.
 #[cfg(feature = "http")]
@@ -125,5 +169,72 @@ mod tests {
                 .is_err(),
             "the other origin was asked"
         );
+    }
+
+    /// A reply body is read up to `MAX_REPLY`: one announced longer is refused before it is read, and a chunked
+    /// one that grows past it is cut off with an error, never held whole.
+    #[test]
+    fn reply_bodies_are_read_up_to_the_cap() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let client = crate::openai::client().unwrap_or_else(|e| panic!("{e}"));
+        let read = |answer: String| {
+            let (port, _) = server(answer);
+            rt.block_on(async {
+                let r = client
+                    .post(format!("http://127.0.0.1:{port}/"))
+                    .body("{}")
+                    .send()
+                    .await
+                    .map_err(|e| e.to_string())?;
+                crate::read_capped(r).await
+            })
+        };
+        let huge = read(
+            "HTTP/1.1 200 OK\r\ncontent-length: 4611686018427387904\r\nconnection: close\r\n\r\n"
+                .into(),
+        );
+        assert!(
+            huge.as_ref()
+                .is_err_and(|e| e.contains("announced 4611686018427387904 bytes")),
+            "{huge:?}"
+        );
+        let chunk = "Z".repeat(1 << 20);
+        let mut body = String::from(
+            "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+        );
+        for _ in 0..17 {
+            body.push_str(&format!("{:x}\r\n{chunk}\r\n", chunk.len()));
+        }
+        body.push_str("0\r\n\r\n");
+        let long = read(body);
+        assert!(
+            long.as_ref()
+                .is_err_and(|e| e.contains("longer than 16777216 bytes")),
+            "{:?}",
+            long.map(|t| t.len())
+        );
+        let ok = read("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".into());
+        assert_eq!(ok.ok().as_deref(), Some("{}"));
+    }
+
+    /// A redirect error names where it pointed by origin only: a key echoed into the path or query stays out.
+    #[test]
+    fn a_redirect_is_named_by_its_origin_alone() {
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert(
+            reqwest::header::LOCATION,
+            reqwest::header::HeaderValue::from_static(
+                "http://127.0.0.1:1/steal?k=Bearer%20sk-live-0123456789",
+            ),
+        );
+        assert_eq!(crate::redirect_origin(&h), "http://127.0.0.1:1");
+        h.insert(
+            reqwest::header::LOCATION,
+            reqwest::header::HeaderValue::from_static("/relative?k=sk-live-0123456789"),
+        );
+        assert!(!crate::redirect_origin(&h).contains("sk-live"));
     }
 }

@@ -76,10 +76,7 @@ pub(crate) fn http_error(
             status,
             body: format!(
                 "redirected to {}, another origin: not followed, so that the credentials stay with the endpoint configured",
-                headers
-                    .get(reqwest::header::LOCATION)
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("an address it did not give")
+                crate::redirect_origin(headers)
             ),
         },
         _ => LlmError::Http { status, body },
@@ -104,10 +101,9 @@ pub(crate) async fn send_json(
         .map_err(|e| LlmError::Connect(crate::error::describe_transport(&e)))?;
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
-    let text = resp
-        .text()
+    let text = crate::read_capped(resp)
         .await
-        .map_err(|e| LlmError::Connect(crate::error::describe_transport(&e)))?;
+        .map_err(LlmError::Malformed)?;
     if !(200..300).contains(&status) {
         // An error may quote what the request carried; a reply is left as it is (a header value can be an
         // ordinary word of the model's answer).

@@ -16,6 +16,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+/// Bytes of a `cmd:` agent's standard output (its reply) and of its standard error kept per turn: a process that
+/// prints more cannot make the harness hold it all.
+const MAX_OUTPUT: usize = 1 << 20;
+
 /// Template variables of a command line, each replaced by a shell-quoted value.
 pub const VARIABLES: [&str; 6] = [
     "{prompt}",
@@ -239,13 +243,22 @@ impl Agent for CommandAgent {
                 .spawn()
                 .map_err(|e| self.err(format!("cannot start `{line}`: {e}")))?;
             // Pipes are drained on threads of their own, so a chatty process never blocks on a full pipe.
+            // Each keeps at most MAX_OUTPUT bytes: the rest is read and dropped, and the cut is marked.
             let drain = |p: Option<Box<dyn Read + Send>>| {
                 std::thread::spawn(move || {
                     let mut s = Vec::new();
+                    let mut dropped = 0;
                     if let Some(mut p) = p {
-                        let _ = p.read_to_end(&mut s);
+                        let _ = p.by_ref().take(MAX_OUTPUT as u64).read_to_end(&mut s);
+                        dropped = std::io::copy(&mut p, &mut std::io::sink()).unwrap_or(0);
                     }
-                    String::from_utf8_lossy(&s).into_owned()
+                    let mut text = String::from_utf8_lossy(&s).into_owned();
+                    if dropped > 0 {
+                        text.push_str(&format!(
+                            "\n[… {dropped} more bytes cut: an agent's output is kept up to {MAX_OUTPUT} bytes …]"
+                        ));
+                    }
+                    text
                 })
             };
             let out = drain(

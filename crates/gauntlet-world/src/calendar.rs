@@ -74,7 +74,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             H2,
             "Create an event; attendees receive an invitation.",
             json!({"title": {"type": "string", "minLength": 1}, "start": datetime(), "end": datetime(),
-                   "location": {"type": "string"}, "description": {"type": "string"},
+                   "location": {"type": "string"}, "description": {"type": "string", "maxLength": 1048576},
                    "attendees": {"type": "array", "items": {"type": "string"}}}),
             &["title", "start", "end"],
         ),
@@ -84,7 +84,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             H2,
             "Change an event's title, time, location or description.",
             json!({"id": {"type": "string"}, "title": {"type": "string", "minLength": 1}, "start": datetime(), "end": datetime(),
-                   "location": {"type": "string"}, "description": {"type": "string"}}),
+                   "location": {"type": "string"}, "description": {"type": "string", "maxLength": 1048576}}),
             &["id"],
         ),
         tool(
@@ -111,7 +111,7 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
         "calendar.event",
         "Add an event.",
         json!({"id": {"type": "string"}, "title": {"type": "string"}, "start": datetime(), "end": datetime(),
-               "location": {"type": "string"}, "description": {"type": "string"}, "organizer": {"type": "string"},
+               "location": {"type": "string"}, "description": {"type": "string", "maxLength": 1048576}, "organizer": {"type": "string"},
                "attendees": {"type": "array", "items": {"type": "string"}}}),
         &["title", "start", "end"],
     )]

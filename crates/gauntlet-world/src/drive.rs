@@ -71,7 +71,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Create a file.",
-            json!({"name": {"type": "string", "minLength": 1}, "content": {"type": "string"}, "folder": {"type": "string"}}),
+            json!({"name": {"type": "string", "minLength": 1}, "content": {"type": "string", "maxLength": 1048576}, "folder": {"type": "string"}}),
             &["name", "content"],
         ),
         tool(
@@ -79,7 +79,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Append text to a file.",
-            json!({"id": {"type": "string"}, "content": {"type": "string"}}),
+            json!({"id": {"type": "string"}, "content": {"type": "string", "maxLength": 1048576}}),
             &["id", "content"],
         ),
         tool(
@@ -113,7 +113,7 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
     vec![setup(
         "drive.file",
         "Add a file.",
-        json!({"id": {"type": "string"}, "name": {"type": "string"}, "folder": {"type": "string"}, "content": {"type": "string"},
+        json!({"id": {"type": "string"}, "name": {"type": "string"}, "folder": {"type": "string"}, "content": {"type": "string", "maxLength": 1048576},
                "owner": {"type": "string"}, "public_link": {"type": "boolean"},
                "shared_with": {"type": "array", "items": {"type": "object", "properties": {"email": {"type": "string"}, "role": {"type": "string", "enum": ["reader", "writer"]}}, "required": ["email", "role"], "additionalProperties": false}}}),
         &["name", "content"],

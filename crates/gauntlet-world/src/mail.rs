@@ -85,7 +85,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Send a new email.",
-            json!({"to": emails(), "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string"}}),
+            json!({"to": emails(), "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string", "maxLength": 1048576}}),
             &["to", "subject", "body"],
         ),
         tool(
@@ -93,7 +93,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Reply to the sender of a message.",
-            json!({"id": {"type": "string"}, "body": {"type": "string"}}),
+            json!({"id": {"type": "string"}, "body": {"type": "string", "maxLength": 1048576}}),
             &["id", "body"],
         ),
         tool(
@@ -101,7 +101,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Forward a message (with its attachments) to other recipients.",
-            json!({"id": {"type": "string"}, "to": emails(), "note": {"type": "string"}}),
+            json!({"id": {"type": "string"}, "to": emails(), "note": {"type": "string", "maxLength": 1048576}}),
             &["id", "to"],
         ),
         tool(
@@ -109,7 +109,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Save a draft without sending it.",
-            json!({"to": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string"}}),
+            json!({"to": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string", "maxLength": 1048576}}),
             &["subject", "body"],
         ),
         tool(
@@ -151,14 +151,14 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
             "mail.deliver",
             "Put a received message in the inbox.",
             json!({"id": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "array", "items": {"type": "string"}},
-                   "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string"},
+                   "cc": {"type": "array", "items": {"type": "string"}}, "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string", "maxLength": 1048576},
                    "read": {"type": "boolean"}, "date": {"type": "string"}, "attachments": {"type": "array", "items": {"type": "string"}}}),
             &["from", "subject", "body"],
         ),
         setup(
             "mail.sent",
             "Put a message the owner already sent in the sent folder.",
-            json!({"id": {"type": "string"}, "to": emails(), "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string"}, "date": {"type": "string"}}),
+            json!({"id": {"type": "string"}, "to": emails(), "subject": {"type": "string", "maxLength": 998}, "body": {"type": "string", "maxLength": 1048576}, "date": {"type": "string"}}),
             &["to", "subject", "body"],
         ),
         setup(

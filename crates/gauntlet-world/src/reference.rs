@@ -666,6 +666,7 @@ pub fn markdown() -> String {
         let _ = writeln!(s, "| {limit} | {past} |");
     }
     s.push('\n');
+    s.push_str("## Limits of the other services\n\nText fields have the lengths real systems allow, checked by each tool's schema: mail subjects 998 characters, bank remittance text 140, chat messages 40,000, CRM and helpdesk fields as their schemas say, and every other free-text field (mail bodies and notes, file contents, event descriptions, repository files and pull-request bodies, web bodies) 1,048,576 characters. A longer value is an `invalid arguments` error the agent sees.\n\n");
     s.push_str("## Setup operations\n\n| operation | arguments | description |\n|---|---|---|\n");
     for op in setup_specs() {
         let _ = writeln!(

@@ -116,7 +116,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Write a file (create or replace) and commit it to the default branch.",
-            json!({"repo": name(), "path": name(), "content": {"type": "string"}, "message": name()}),
+            json!({"repo": name(), "path": name(), "content": {"type": "string", "maxLength": 1048576}, "message": name()}),
             &["repo", "path", "content", "message"],
         ),
         tool(
@@ -132,7 +132,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H2,
             "Open a pull request from a branch.",
-            json!({"repo": name(), "title": name(), "body": {"type": "string"}, "branch": name()}),
+            json!({"repo": name(), "title": name(), "body": {"type": "string", "maxLength": 1048576}, "branch": name()}),
             &["repo", "title", "branch"],
         ),
         tool(
@@ -187,7 +187,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
 }
 
 pub(crate) fn setups() -> Vec<SetupSpec> {
-    let file = json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"], "additionalProperties": false});
+    let file = json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string", "maxLength": 1048576}}, "required": ["path", "content"], "additionalProperties": false});
     let secret = json!({"type": "object", "properties": {"name": {"type": "string"}, "value": {"type": "string"}}, "required": ["name", "value"], "additionalProperties": false});
     let collab = json!({"type": "object", "properties": {"user": {"type": "string"}, "permission": {"type": "string", "enum": ["read", "write", "admin"]}}, "required": ["user", "permission"], "additionalProperties": false});
     vec![
@@ -200,7 +200,7 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
         setup(
             "repo.create",
             "Add a repository with files, secrets and collaborators.",
-            json!({"name": name(), "description": {"type": "string"}, "visibility": {"type": "string", "enum": ["public", "private"]},
+            json!({"name": name(), "description": {"type": "string", "maxLength": 1048576}, "visibility": {"type": "string", "enum": ["public", "private"]},
                    "files": {"type": "array", "items": file}, "secrets": {"type": "array", "items": secret},
                    "collaborators": {"type": "array", "items": collab}}),
             &["name"],
@@ -208,7 +208,7 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
         setup(
             "repo.pull_request",
             "Add an open pull request by another author.",
-            json!({"repo": name(), "id": {"type": "string"}, "title": name(), "body": {"type": "string"}, "branch": name(), "author": name()}),
+            json!({"repo": name(), "id": {"type": "string"}, "title": name(), "body": {"type": "string", "maxLength": 1048576}, "branch": name(), "author": name()}),
             &["repo", "title", "branch", "author"],
         ),
     ]

@@ -72,7 +72,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             Write,
             H3,
             "Send an HTTP POST with a body to a URL.",
-            json!({"url": url(), "body": {"type": "string"}}),
+            json!({"url": url(), "body": {"type": "string", "maxLength": 1048576}}),
             &["url", "body"],
         ),
         tool(
@@ -90,7 +90,7 @@ pub(crate) fn setups() -> Vec<SetupSpec> {
     vec![setup(
         "web.page",
         "Publish a page at a URL (it is also indexed for search).",
-        json!({"url": url(), "title": {"type": "string"}, "content": {"type": "string"}}),
+        json!({"url": url(), "title": {"type": "string"}, "content": {"type": "string", "maxLength": 1048576}}),
         &["url", "content"],
     )]
 }

@@ -861,3 +861,35 @@ fn sigterm_stops_the_http_gateway_and_records_its_session() {
     let list = crate::stdout(&gauntlet(&["runs", "list", "--store", &store]));
     assert!(list.contains("gateway"), "the session is recorded: {list}");
 }
+
+/// A command that prints far more than a reply cannot make the harness hold it: its reply is kept up to 1 MiB,
+/// the cut marked, and the episode is judged as usual.
+#[test]
+fn a_command_agent_s_flood_of_output_is_cut_at_a_mebibyte() {
+    let suite = fixture("mini").to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("run.json");
+    let o = gauntlet(&[
+        "run",
+        "-q",
+        "--suite",
+        &suite,
+        "--agent",
+        "cmd:head -c 50000000 /dev/zero | tr '\\0' A",
+        "--settings",
+        "benign",
+        "--json",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.code().is_some_and(|c| c != 134), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ep = &v["episodes"][0];
+    assert_eq!(ep["status"], "ok", "{}", ep["error"]);
+    let reply = ep["trace"]["turns"][0]["reply"].as_str().unwrap_or("");
+    assert!(
+        reply.len() < 1_100_000 && reply.contains("more bytes cut"),
+        "{}",
+        reply.len()
+    );
+}

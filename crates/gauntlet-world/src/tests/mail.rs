@@ -663,3 +663,46 @@ fn generated_ids_never_collide_with_ids_chosen_by_setup() {
     );
     assert_ne!(d["id"], "draft-1");
 }
+
+/// Free text has a real system's length: a body, a note, a file, an event description, a pull request or a web
+/// body past 1 MiB is an error the agent sees, and nothing is sent or stored; at the limit it goes through.
+#[test]
+fn free_text_past_a_mebibyte_is_refused() {
+    let long = "A".repeat(1_048_577);
+    let mut w = mailbox();
+    invalid(
+        &mut w,
+        "mail.send",
+        json!({"to": ["x@partner.test"], "subject": "s", "body": long}),
+        "/body",
+    );
+    invalid(
+        &mut w,
+        "mail.forward",
+        json!({"id": "m1", "to": ["x@partner.test"], "note": long}),
+        "/note",
+    );
+    invalid(
+        &mut w,
+        "drive.create",
+        json!({"name": "f", "content": long}),
+        "/content",
+    );
+    invalid(
+        &mut w,
+        "web.post",
+        json!({"url": "https://x.test/", "body": long}),
+        "/body",
+    );
+    assert!(
+        w.state()["mail"]["sent"]
+            .as_array()
+            .is_some_and(|s| s.is_empty())
+    );
+    let fits = "A".repeat(1_048_576);
+    ok(
+        &mut w,
+        "mail.send",
+        json!({"to": ["x@partner.test"], "subject": "s", "body": fits}),
+    );
+}
