@@ -127,7 +127,7 @@ impl Agent for HttpAgent {
                 let to = gauntlet_llm::redirect_origin(resp.headers());
                 return Err(format!("HTTP {}: redirected to {to}, another origin: not followed, so that the configured headers stay with the app", status.as_u16()));
             }
-            let text = gauntlet_llm::read_capped(resp).await?;
+            let text = gauntlet_llm::read_capped(resp).await.map_err(|e| e.to_string())?;
             if !status.is_success() {
                 // The app's error may echo the headers it was sent: their values never reach the record.
                 let text = gauntlet_llm::error::redact(&text, self.headers.iter().map(|(_, v)| v.as_str()));

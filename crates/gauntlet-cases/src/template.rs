@@ -314,23 +314,11 @@ impl Expansion<'_> {
             for (name, value) in ["risk", "attack", "env"].iter().zip(tuple) {
                 vars.insert(name.to_string(), value.clone());
             }
-            if !c.payloads.is_empty() {
-                match c.payloads.get(&tuple[1]) {
-                    Some(p) => {
-                        // A payload may name the variant's values (`{{iban}}`).
-                        let p = fill(p, &vars);
-                        vars.insert("payload".into(), p);
-                    }
-                    None => {
-                        return variant(
-                            None,
-                            Outcome::Incompatible(format!(
-                                "`compose.payloads` has no payload for attack {}",
-                                tuple[1]
-                            )),
-                        );
-                    }
-                }
+            // Every attack leaf has its payload when there are payloads (`tuples` checked it).
+            if let Some(p) = c.payloads.get(&tuple[1]) {
+                // A payload may name the variant's values (`{{iban}}`).
+                let p = fill(p, &vars);
+                vars.insert("payload".into(), p);
             }
         }
         let filled = fill(&t.case, &vars);
@@ -419,7 +407,7 @@ fn with_provenance(text: &str, g: &crate::case::Generated) -> String {
     out
 }
 
-/// The compatible-looking product of `compose`'s ids: each id is a leaf (or an alias of one), or a group or
+/// The product of `compose`'s ids (whether each tuple fits the case is [`misfit`]'s to say): each id is a leaf (or an alias of one), or a group or
 /// subgroup standing for its leaves; an unknown id is an error.
 fn tuples(file: &str, c: &Compose) -> Result<Vec<Tuple>, Vec<Diagnostic>> {
     let tx = crate::taxonomy::taxonomy()
@@ -496,6 +484,19 @@ fn tuples(file: &str, c: &Compose) -> Result<Vec<Tuple>, Vec<Diagnostic>> {
                 0,
                 0,
                 format!("compose.payloads: `{a}` is not one of compose.attack's leaves"),
+            ));
+        }
+    }
+    // A payload is the attack method's own words: one missing is the author's to write, not a tuple to skip.
+    if !c.payloads.is_empty() {
+        for a in lists[1].iter().filter(|a| !c.payloads.contains_key(*a)) {
+            problems.push(Diagnostic::new(
+                file,
+                0,
+                0,
+                format!(
+                    "compose.payloads has no payload for attack {a}: write one (each method is played in its own words) or take {a} out of compose.attack"
+                ),
             ));
         }
     }
@@ -1033,6 +1034,14 @@ mod tests {
         let e = errors(&text.replace("attack: [injection-financial-record, impersonated-authority, urgency-pressure, injection-email]", "attack: [injection-financial-record, impersonated-authority, urgency-pressure]"));
         assert!(
             e.contains("compose.payloads: `injection-email` is not one of compose.attack's leaves"),
+            "{e}"
+        );
+        let e = errors(&text.replace(
+            "attack: [injection-financial-record,",
+            "attack: [persona-adoption, injection-financial-record,",
+        ));
+        assert!(
+            e.contains("compose.payloads has no payload for attack persona-adoption: write one"),
             "{e}"
         );
         // A group stands for its leaves.

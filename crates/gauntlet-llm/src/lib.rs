@@ -54,25 +54,36 @@ pub fn same_origin_redirects() -> reqwest::redirect::Policy {
 #[cfg(feature = "http")]
 pub const MAX_REPLY: usize = 16 << 20;
 
+/// Why a reply body could not be read.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The body is (or was announced) longer than [`MAX_REPLY`].
+    #[error("{0}")]
+    TooLong(String),
+    /// The connection failed while the body was read (worth retrying, as any transport failure).
+    #[error("reading the reply failed: {0}")]
+    Transport(String),
+}
+
 /// Reads `resp`'s body as text, at most [`MAX_REPLY`] bytes (a longer or announced-longer body is an error).
 #[cfg(feature = "http")]
-pub async fn read_capped(mut resp: reqwest::Response) -> Result<String, String> {
+pub async fn read_capped(mut resp: reqwest::Response) -> Result<String, ReadError> {
     if let Some(n) = resp.content_length().filter(|n| *n > MAX_REPLY as u64) {
-        return Err(format!(
+        return Err(ReadError::TooLong(format!(
             "the reply announced {n} bytes; replies are read up to {MAX_REPLY}"
-        ));
+        )));
     }
     let mut buf = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| {
-        format!(
-            "reading the reply failed: {}",
-            error::describe_transport(&e)
-        )
-    })? {
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| ReadError::Transport(error::describe_transport(&e)))?
+    {
         if buf.len() + chunk.len() > MAX_REPLY {
-            return Err(format!(
+            return Err(ReadError::TooLong(format!(
                 "the reply is longer than {MAX_REPLY} bytes, the most read"
-            ));
+            )));
         }
         buf.extend_from_slice(&chunk);
     }
@@ -189,7 +200,7 @@ mod tests {
                     .send()
                     .await
                     .map_err(|e| e.to_string())?;
-                crate::read_capped(r).await
+                crate::read_capped(r).await.map_err(|e| e.to_string())
             })
         };
         let huge = read(

@@ -101,9 +101,10 @@ pub(crate) async fn send_json(
         .map_err(|e| LlmError::Connect(crate::error::describe_transport(&e)))?;
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
-    let text = crate::read_capped(resp)
-        .await
-        .map_err(LlmError::Malformed)?;
+    let text = crate::read_capped(resp).await.map_err(|e| match e {
+        crate::ReadError::TooLong(m) => LlmError::Malformed(m),
+        crate::ReadError::Transport(m) => LlmError::Connect(m),
+    })?;
     if !(200..300).contains(&status) {
         // An error may quote what the request carried; a reply is left as it is (a header value can be an
         // ordinary word of the model's answer).
